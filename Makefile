@@ -10,6 +10,14 @@ ifeq ($(origin JAVA_HOME),undefined)
 JAVA_HOME := $(shell j=$$(command -v javac) && dirname "$$(dirname "$$(readlink -f "$$j")")")
 endif
 JVMTI_H := $(JAVA_HOME)/include/jvmti.h
+# make demo / make test work on a fresh machine: install the JDK and packages first when missing
+ifneq ($(filter demo test,$(MAKECMDGOALS)),)
+ifeq ($(wildcard $(JVMTI_H)),)
+$(info $(shell scripts/install-deps.sh >&2))
+JAVA_HOME := $(shell j=$$(command -v javac) && dirname "$$(dirname "$$(readlink -f "$$j")")")
+JVMTI_H := $(JAVA_HOME)/include/jvmti.h
+endif
+endif
 NEEDS_JDK := $(filter-out clean help,$(or $(MAKECMDGOALS),all))
 ifneq ($(NEEDS_JDK),)
 ifeq ($(wildcard $(JVMTI_H)),)
@@ -20,7 +28,7 @@ JAVAC := $(JAVA_HOME)/bin/javac
 
 REQ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -fno-omit-frame-pointer -fPIC -fvisibility=hidden -pthread \
-	-Iinclude -Iagent -Ibuild/gen -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -MMD -MP
+	-Iinclude -Iagent -Ibuild/gen -isystem $(JAVA_HOME)/include -isystem $(JAVA_HOME)/include/linux -MMD -MP
 ifeq ($(WERROR),1)
 REQ_CFLAGS += -Werror
 endif
@@ -117,7 +125,7 @@ integration: all
 	@JAVA_HOME=$(JAVA_HOME) test/integration/run.sh
 
 # make test: unit + integration, ending with the line "N passed, N failed"
-test: all $(UNIT_TESTS)
+test: deps all $(UNIT_TESTS)
 	@JAVA_HOME=$(JAVA_HOME) scripts/run-tests.sh $(UNIT_TESTS)
 
 # make check: build, signal-safety and export checks, then the tests
@@ -132,7 +140,7 @@ check-static: all
 bench: all
 	@JAVA_HOME=$(JAVA_HOME) scripts/bench.sh
 
-demo: all
+demo: deps all
 	@JAVA_HOME=$(JAVA_HOME) scripts/demo.sh
 
 PREFIX ?= /usr/local
@@ -148,3 +156,7 @@ clean:
 	rm -rf build
 
 -include $(shell find build/obj -name '*.d' 2>/dev/null)
+
+.PHONY: deps
+deps:
+	@scripts/install-deps.sh

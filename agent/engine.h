@@ -1,0 +1,38 @@
+/* struct engine: all that profiler.c knows of a sampling engine. */
+#ifndef ENGINE_H
+#define ENGINE_H
+
+#include <stdint.h>
+
+struct engine_config {
+	int64_t interval;  /* ns (time engines) or event count (perf events) */
+	int signo;         /* signal to deliver (SIGPROF by default) */
+	char event[64];    /* the event name asked for */
+};
+
+struct engine {
+	const char *name;        /* "cpu", "ctimer", "itimer" */
+	const char *description; /* for the summary: "perf_events cpu-clock per thread" */
+	/* Starts sampling; 0 or -errno with a message in err (one line, names the cause). */
+	int (*start)(const struct engine_config *cfg, char *err, unsigned errlen);
+	/* Stops delivering signals (may be called when start failed). */
+	void (*stop)(void);
+	/* A thread the agent just learned of (JVMTI ThreadStart); NULL if the engine is process-wide. */
+	void (*thread_started)(int tid);
+};
+
+extern const struct engine engine_perf;
+extern const struct engine engine_ctimer;
+extern const struct engine engine_itimer;
+
+/* Installs the sampler's handler for signo (SA_SIGINFO | SA_RESTART). 0 or -errno. */
+int engine_install_handler(int signo);
+
+/* Per-thread engines share this: a background thread that covers threads the JVM did not announce
+ * (GC, JIT and other VM threads, native threads) by rescanning /proc/self/task every 200 ms.
+ * on_thread is called for each live tid (already-covered ones too; the engine keeps track), then once
+ * with tid 0 when a pass is complete, so the engine can release threads that were not seen. */
+int engine_scanner_start(void (*on_thread)(int tid, void *arg));
+void engine_scanner_stop(void);
+
+#endif

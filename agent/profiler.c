@@ -1,0 +1,537 @@
+/* The session state machine: start / resume / stop / dump / status, engine choice with fallback, storage,
+ * name resolution at dump time and output. JVMTI callback and attach threads; never in a handler. */
+#include "profiler.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <libgen.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "calltrace.h"
+#include "engine.h"
+#include "flameagent.h"
+#include "frames.h"
+#include "log.h"
+#include "model.h"
+#include "out.h"
+#include "sampler.h"
+#include "threads.h"
+#include "vm.h"
+
+enum state { IDLE, RUNNING };
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static enum state state = IDLE;
+static struct options session;  /* options of the running (or last) session */
+static int have_profile;        /* storage holds a profile that can be written */
+static int pending_start;       /* start requested at load time: begin at VMInit */
+static struct calltrace_table *table;
+static const struct engine *engine;
+static char engine_desc[64];
+static int64_t interval_ns;
+static struct timespec started_at;
+static uint64_t duration_ns;    /* accumulated over start/resume */
+static double tsc_per_ns;
+static int file_seq;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void calibrate_tsc(void)
+{
+	if (tsc_per_ns > 0)
+		return;
+	uint64_t t0 = now_ns(), c0 = __builtin_ia32_rdtsc();
+	struct timespec ts = {0, 5 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	uint64_t t1 = now_ns(), c1 = __builtin_ia32_rdtsc();
+	tsc_per_ns = t1 > t0 ? (double)(c1 - c0) / (double)(t1 - t0) : 1.0;
+}
+
+/* Checks that the output file can be created, before profiling starts. */
+static int check_output_path(const char *pattern, int seq)
+{
+	if (!pattern[0] || strcmp(pattern, "-") == 0)
+		return 0;
+	char path[FA_MAX_PATH], warn[512] = "";
+	int rc = options_expand_file(pattern, (int)getpid(), (int64_t)time(NULL), seq, path, sizeof(path), warn,
+				     sizeof(warn));
+	if (rc < 0) {
+		log_error("file=%s: %s", pattern, warn[0] ? warn : strerror(-rc));
+		return -1;
+	}
+	char dir[FA_MAX_PATH];
+	snprintf(dir, sizeof(dir), "%s", path);
+	const char *d = dirname(dir);
+	if (access(d, F_OK) != 0) {
+		log_error("file=%s: directory %s does not exist", pattern, d);
+		return -1;
+	}
+	if (access(d, W_OK) != 0) {
+		log_error("file=%s: directory %s is not writable: %s", pattern, d, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static const struct engine *engine_for(const char *event)
+{
+	if (!event[0] || strcmp(event, "cpu") == 0)
+		return &engine_perf;
+	if (strcmp(event, "ctimer") == 0)
+		return &engine_ctimer;
+	if (strcmp(event, "itimer") == 0)
+		return &engine_itimer;
+	return NULL;
+}
+
+static int start_engine(const struct options *o)
+{
+	const struct engine *e = engine_for(o->event);
+	if (!e) {
+		log_error("event=%s: not available in this version (supported: cpu, ctimer, itimer)", o->event);
+		return FA_RC_BAD_OPTION;
+	}
+	struct engine_config cfg;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.interval = interval_ns;
+	cfg.signo = o->signal > 0 ? o->signal : SIGPROF;
+	snprintf(cfg.event, sizeof(cfg.event), "%s", o->event[0] ? o->event : "cpu");
+	char err[512] = "";
+	int rc = e->start(&cfg, err, sizeof(err));
+	if (rc < 0 && e == &engine_perf) {
+		log_warn("event=cpu: %s; falling back to event=ctimer (per-thread CPU timers)", err);
+		e->stop();
+		e = &engine_ctimer;
+		err[0] = 0;
+		rc = e->start(&cfg, err, sizeof(err));
+	}
+	if (rc < 0) {
+		log_error("cannot start event=%s: %s", cfg.event, err);
+		e->stop();
+		return FA_RC_ENGINE;
+	}
+	engine = e;
+	snprintf(engine_desc, sizeof(engine_desc), "%s", e->description);
+	return FA_RC_OK;
+}
+
+static int do_start(const struct options *o, int resume)
+{
+	if (state == RUNNING) {
+		log_error("profiling is already running (event=%s): stop it first", session.event[0] ? session.event : "cpu");
+		return FA_RC_STATE;
+	}
+	if (!engine_for(o->event)) {
+		log_error("event=%s: not available in this version (supported: cpu, ctimer, itimer)", o->event);
+		return FA_RC_BAD_OPTION;
+	}
+	if (check_output_path(o->file, file_seq) != 0)
+		return FA_RC_OUTPUT;
+	if (!table) {
+		table = calltrace_create((size_t)o->memlimit);
+		if (!table) {
+			log_error("cannot allocate %lld bytes of trace storage (memlimit=): %s", (long long)o->memlimit,
+				  strerror(errno));
+			return FA_RC_ENGINE;
+		}
+	}
+	int keep = resume && have_profile;
+	if (!keep) {
+		calltrace_clear(table);
+		duration_ns = 0;
+		vm_forget_names();
+	}
+	session = *o;
+	interval_ns = o->interval > 0 ? o->interval : OPTIONS_DEFAULT_INTERVAL_NS;
+	calibrate_tsc();
+	struct sampler_config sc = {
+		.table = table,
+		.agct = vm_agct(),
+		.depth = o->jstackdepth,
+		.depth_root = o->jstackdepth_root,
+		.threads = o->threads,
+		.weight = (uint64_t)interval_ns,
+		.tsc_per_ns = tsc_per_ns,
+	};
+	if (keep) {
+		/* resume adds to the counters of the last session */
+		struct sampler_counters saved = sampler_counters;
+		sampler_setup(&sc);
+		sampler_counters = saved;
+	} else if (sampler_setup(&sc) != 0) {
+		log_error("cannot allocate the sampler's buffers");
+		return FA_RC_ENGINE;
+	}
+	vm_register_java_threads();
+	sampler_enable(1);
+	int rc = start_engine(o);
+	if (rc != FA_RC_OK) {
+		sampler_enable(0);
+		return rc;
+	}
+	state = RUNNING;
+	have_profile = 1;
+	clock_gettime(CLOCK_MONOTONIC, &started_at);
+	log_info("Profiling started: event=%s (%s), interval %lldns", o->event[0] ? o->event : "cpu", engine_desc,
+		 (long long)interval_ns);
+	return FA_RC_OK;
+}
+
+/* Stop protocol: clear the flag, stop the engine, wait out running handlers. */
+static void pause_sampling(void)
+{
+	sampler_enable(0);
+	if (engine)
+		engine->stop();
+	sampler_quiesce();
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	duration_ns += (uint64_t)(now.tv_sec - started_at.tv_sec) * 1000000000ull +
+		       (uint64_t)(now.tv_nsec - started_at.tv_nsec);
+}
+
+/* ---- resolution: raw frames -> model ---- */
+
+struct resolve_ctx {
+	struct model *m;
+	const struct options *o;
+	unsigned flags;
+	struct model_frame *frames;
+	char (*names)[512];
+	uint64_t selected_samples;
+};
+
+static const char *native_name(uint64_t pc, char *out, size_t outlen)
+{
+	Dl_info info;
+	ElfW(Sym) *sym = NULL;
+	if (!dladdr1((void *)(uintptr_t)pc, &info, (void **)&sym, RTLD_DL_SYMENT) || !info.dli_fname) {
+		snprintf(out, outlen, "[unknown_native]");
+		return out;
+	}
+	const char *lib = strrchr(info.dli_fname, '/');
+	lib = lib ? lib + 1 : info.dli_fname;
+	if (info.dli_sname && sym && pc < (uint64_t)(uintptr_t)info.dli_saddr + sym->st_size)
+		snprintf(out, outlen, "%s", info.dli_sname);
+	else
+		snprintf(out, outlen, "[%s]", lib);
+	return out;
+}
+
+static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, uint64_t weight, void *arg)
+{
+	struct resolve_ctx *c = arg;
+	/* raw frames are leaf first; the model wants root first */
+	for (int i = 0; i < n; i++) {
+		const struct raw_frame *f = &raw[n - 1 - i];
+		struct model_frame *mf = &c->frames[i];
+		char *buf = c->names[i];
+		mf->name = buf;
+		switch (f->kind) {
+		case RAW_JAVA:
+		case RAW_JAVA_INLINED:
+		case RAW_JAVA_INTERPRETED:
+		case RAW_JAVA_C1:
+			vm_method_name((jmethodID)(uintptr_t)f->id, c->flags, buf, sizeof(c->names[0]));
+			mf->kind = f->kind == RAW_JAVA_INLINED	       ? FK_INLINED
+				   : f->kind == RAW_JAVA_INTERPRETED ? FK_INTERPRETED
+				   : f->kind == RAW_JAVA_C1	       ? FK_C1
+								       : FK_JAVA;
+			if (buf[0] == '[')
+				mf->kind = FK_ERROR;
+			break;
+		case RAW_NATIVE:
+			native_name(f->id, buf, sizeof(c->names[0]));
+			mf->kind = buf[0] == '[' ? FK_NATIVE : (strstr(buf, "::") ? FK_CPP : FK_NATIVE);
+			break;
+		case RAW_ERROR:
+			snprintf(buf, sizeof(c->names[0]), "%s", calltrace_error_frame((enum trace_error)f->id));
+			mf->kind = FK_ERROR;
+			break;
+		case RAW_THREAD: {
+			char name[256];
+			threads_name((int)f->id, name, sizeof(name));
+			snprintf(buf, sizeof(c->names[0]), "[%s tid=%d]", name[0] ? name : "thread", (int)f->id);
+			mf->kind = FK_THREAD;
+			break;
+		}
+		default:
+			snprintf(buf, sizeof(c->names[0]), "[unknown]");
+			mf->kind = FK_ERROR;
+		}
+	}
+	if (!model_trace_selected(c->frames, n, (char(*)[256])c->o->include, c->o->n_include,
+				  (char(*)[256])c->o->exclude, c->o->n_exclude))
+		return 0;
+	c->selected_samples += samples;
+	return model_add(c->m, c->frames, n, samples, weight) == 0 ? 0 : -ENOMEM;
+}
+
+static struct model *build_model(const struct options *o)
+{
+	struct resolve_ctx c = {.o = o};
+	c.flags = (o->dot ? FRAMES_DOT : 0) | (o->simple ? FRAMES_SIMPLE : 0) | (o->sig ? FRAMES_SIG : 0);
+	c.m = model_create(o->reverse);
+	c.frames = calloc(CALLTRACE_MAX_FRAMES, sizeof(*c.frames));
+	c.names = calloc(CALLTRACE_MAX_FRAMES, sizeof(*c.names));
+	if (!c.m || !c.frames || !c.names) {
+		model_destroy(c.m);
+		c.m = NULL;
+		goto out;
+	}
+	vm_refresh_thread_names();
+	if (calltrace_foreach(table, resolve_trace, &c) != 0) {
+		model_destroy(c.m);
+		c.m = NULL;
+	}
+out:
+	free(c.frames);
+	free(c.names);
+	return c.m;
+}
+
+static void fill_stats(struct profile_stats *st, const struct options *o)
+{
+	memset(st, 0, sizeof(*st));
+	st->samples = atomic_load(&sampler_counters.samples);
+	st->dropped = atomic_load(&sampler_counters.dropped);
+	st->overflow = atomic_load(&sampler_counters.overflow);
+	for (int i = 0; i < ERR_COUNT; i++)
+		st->errors[i] = atomic_load(&sampler_counters.errors[i]);
+	st->errors[ERR_STORAGE_OVERFLOW] = st->overflow;
+	st->cost_ns = (uint64_t)((double)atomic_load(&sampler_counters.cost_tsc) / (tsc_per_ns > 0 ? tsc_per_ns : 1));
+	st->cost_samples = st->samples;
+	st->weight = st->samples * (uint64_t)interval_ns;
+	st->duration_ns = duration_ns;
+	if (state == RUNNING) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		st->duration_ns += (uint64_t)(now.tv_sec - started_at.tv_sec) * 1000000000ull +
+				   (uint64_t)(now.tv_nsec - started_at.tv_nsec);
+	}
+	st->threads_seen = threads_count();
+	snprintf(st->event, sizeof(st->event), "%s", o->event[0] ? o->event : "cpu");
+	snprintf(st->engine, sizeof(st->engine), "%s", engine_desc);
+	st->interval = interval_ns;
+}
+
+static const char *format_phrase(unsigned bits)
+{
+	if (bits & OUT_TEXT_MASK)
+		return "text profile";
+	if (bits & OUT_FLAMEGRAPH)
+		return "flame graph";
+	if (bits & OUT_SVG)
+		return "SVG flame graph";
+	if (bits & OUT_TREE)
+		return "call tree";
+	if (bits & OUT_JFR)
+		return "JFR recording";
+	return "collapsed stacks";
+}
+
+/* Writes the profile in storage per o (file, format); rendering options come from o. */
+static int write_profile(const struct options *o)
+{
+	unsigned bits = options_outputs(o);
+	if (bits & (OUT_FLAMEGRAPH | OUT_SVG | OUT_TREE | OUT_JFR)) {
+		log_error("output %s is not available in this version (available: collapsed, flat, traces, summary)",
+			  format_phrase(bits));
+		return FA_RC_OUTPUT;
+	}
+	char path[FA_MAX_PATH] = "-", warn[512] = "";
+	if (o->file[0] && strcmp(o->file, "-") != 0) {
+		int rc = options_expand_file(o->file, (int)getpid(), (int64_t)time(NULL), file_seq, path,
+					     sizeof(path), warn, sizeof(warn));
+		if (rc < 0) {
+			log_error("file=%s: %s", o->file, warn[0] ? warn : strerror(-rc));
+			return FA_RC_OUTPUT;
+		}
+		if (warn[0])
+			log_warn("%s", warn);
+	}
+	struct model *m = build_model(o);
+	if (!m) {
+		log_error("out of memory while building the profile");
+		return FA_RC_OUTPUT;
+	}
+	struct profile_stats st;
+	fill_stats(&st, o);
+	struct render_opts r;
+	out_render_init(&r, o, "ns");
+	struct out_file of;
+	char err[FA_MAX_PATH + 256];
+	int rc = out_open(&of, path, err, sizeof(err));
+	if (rc == 0) {
+		if (bits & OUT_TEXT_MASK)
+			rc = out_text(m, &r, &st, bits & OUT_TEXT_MASK, of.f);
+		else
+			rc = out_collapsed(m, &r, of.f);
+		if (rc != 0) {
+			snprintf(err, sizeof(err), "cannot write %s: %s", path, strerror(-rc));
+			out_abort(&of);
+		} else {
+			rc = out_commit(&of, err, sizeof(err));
+		}
+	}
+	model_destroy(m);
+	if (rc != 0) {
+		log_error("%s", err);
+		return FA_RC_OUTPUT;
+	}
+	if (strcmp(path, "-") != 0)
+		log_info("Wrote %s to %s: %llu samples, %llu dropped%s", format_phrase(bits), path,
+			 (unsigned long long)st.samples, (unsigned long long)(st.dropped + st.overflow),
+			 st.overflow ? " (storage full: raise memlimit)" : "");
+	file_seq++;
+	return FA_RC_OK;
+}
+
+static int do_stop(const struct options *o, int write)
+{
+	if (state == RUNNING) {
+		pause_sampling();
+		state = IDLE;
+		log_info("Profiling stopped: %llu samples", (unsigned long long)atomic_load(&sampler_counters.samples));
+	} else if (!have_profile) {
+		log_error("profiling is not running and there is no profile to write");
+		return FA_RC_STATE;
+	}
+	if (!write)
+		return FA_RC_OK;
+	/* rendering options of this command win; filters/naming too */
+	return write_profile(o);
+}
+
+static int do_dump(const struct options *o)
+{
+	if (!have_profile) {
+		log_error("there is no profile to dump: profiling was never started");
+		return FA_RC_STATE;
+	}
+	int was_running = state == RUNNING;
+	if (was_running) {
+		sampler_enable(0);
+		sampler_quiesce();
+	}
+	int rc = write_profile(o);
+	if (was_running)
+		sampler_enable(1);
+	return rc;
+}
+
+static int write_text(const struct options *o, const char *text)
+{
+	if (!o->file[0] || strcmp(o->file, "-") == 0) {
+		fputs(text, stdout);
+		fflush(stdout);
+		return FA_RC_OK;
+	}
+	struct out_file of;
+	char err[FA_MAX_PATH + 256];
+	if (out_open(&of, o->file, err, sizeof(err)) != 0 || fputs(text, of.f) < 0 || out_commit(&of, err, sizeof(err)) != 0) {
+		log_error("%s", err);
+		return FA_RC_OUTPUT;
+	}
+	return FA_RC_OK;
+}
+
+static int do_status(const struct options *o)
+{
+	char text[1024];
+	struct profile_stats st;
+	fill_stats(&st, state == RUNNING ? &session : o);
+	snprintf(text, sizeof(text),
+		 "state: %s\nevent: %s\nengine: %s\ninterval_ns: %lld\nsamples: %llu\ndropped: %llu\nduration_ms: %llu\n",
+		 state == RUNNING ? "running" : "idle", session.event[0] ? session.event : "cpu",
+		 engine_desc[0] ? engine_desc : "-", (long long)interval_ns, (unsigned long long)st.samples,
+		 (unsigned long long)(st.dropped + st.overflow), (unsigned long long)(st.duration_ns / 1000000));
+	return write_text(o, text);
+}
+
+int profiler_command(const struct options *o, int at_load)
+{
+	pthread_mutex_lock(&lock);
+	int rc = FA_RC_OK;
+	switch (o->action) {
+	case ACTION_NONE:
+	case ACTION_START:
+	case ACTION_RESUME:
+		if (at_load) {
+			session = *o;
+			pending_start = 1;
+			if (check_output_path(o->file, 0) != 0)
+				rc = FA_RC_OUTPUT;
+			else if (!engine_for(o->event)) {
+				log_error("event=%s: not available in this version (supported: cpu, ctimer, itimer)",
+					  o->event);
+				rc = FA_RC_BAD_OPTION;
+			}
+		} else {
+			rc = do_start(o, o->action == ACTION_RESUME);
+		}
+		break;
+	case ACTION_STOP:
+		rc = do_stop(o, o->file[0] || o->outputs);
+		break;
+	case ACTION_DUMP:
+		rc = do_dump(o);
+		break;
+	case ACTION_STATUS:
+		rc = do_status(o);
+		break;
+	case ACTION_VERSION:
+		rc = write_text(o, "flameagent " FLAMEAGENT_VERSION "\n");
+		break;
+	case ACTION_LIST:
+		rc = write_text(o, "Basic events:\n  cpu\n  ctimer\n  itimer\n");
+		break;
+	}
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+void profiler_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	(void)jvmti, (void)jni;
+	pthread_mutex_lock(&lock);
+	if (pending_start) {
+		pending_start = 0;
+		struct options o = session;
+		if (do_start(&o, 0) != FA_RC_OK)
+			log_error("profiling did not start; the JVM runs on without it");
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+void profiler_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	(void)jvmti, (void)jni;
+	pthread_mutex_lock(&lock);
+	if (state == RUNNING) {
+		pause_sampling();
+		state = IDLE;
+		struct options o = session;
+		write_profile(&o);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+void profiler_thread_start(int tid)
+{
+	const struct engine *e = engine;
+	if (state == RUNNING && e && e->thread_started)
+		e->thread_started(tid);
+}

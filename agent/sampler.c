@@ -1,0 +1,178 @@
+/* The one signal handler body: gate, stripe try-lock, AsyncGetCallTrace, store, counters.
+ * Signal-safe: every function here may run inside a signal handler. */
+#include "sampler.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "threads.h"
+
+struct stripe {
+	_Atomic int lock;
+	struct raw_frame *frames; /* CALLTRACE_MAX_FRAMES */
+};
+
+struct sampler_counters sampler_counters;
+static struct sampler_config config;
+static struct stripe stripes[SAMPLER_STRIPES];
+static _Atomic int enabled;
+
+static inline uint64_t rdtsc(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+
+int sampler_setup(const struct sampler_config *cfg)
+{
+	for (int i = 0; i < SAMPLER_STRIPES; i++) {
+		if (!stripes[i].frames) {
+			long p = syscall(SYS_mmap, NULL, sizeof(struct raw_frame) * CALLTRACE_MAX_FRAMES,
+					 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (p < 0 && p > -4096)
+				return (int)p;
+			if (p == -1)
+				return -errno;
+			stripes[i].frames = (struct raw_frame *)p;
+		}
+	}
+	config = *cfg;
+	if (config.depth < 1)
+		config.depth = 1;
+	if (config.depth > CALLTRACE_MAX_FRAMES - 4)
+		config.depth = CALLTRACE_MAX_FRAMES - 4;
+	atomic_store(&sampler_counters.samples, 0);
+	atomic_store(&sampler_counters.dropped, 0);
+	atomic_store(&sampler_counters.overflow, 0);
+	atomic_store(&sampler_counters.cost_tsc, 0);
+	for (int i = 0; i < ERR_COUNT; i++)
+		atomic_store(&sampler_counters.errors[i], 0);
+	return 0;
+}
+
+void sampler_enable(int on)
+{
+	atomic_store_explicit(&enabled, on, memory_order_release);
+}
+
+void sampler_quiesce(void)
+{
+	for (int i = 0; i < SAMPLER_STRIPES; i++) {
+		int expected = 0;
+		while (!atomic_compare_exchange_weak(&stripes[i].lock, &expected, 1)) {
+			expected = 0;
+			struct timespec ts = {0, 100000};
+			syscall(SYS_nanosleep, &ts, NULL);
+		}
+		atomic_store_explicit(&stripes[i].lock, 0, memory_order_release);
+	}
+}
+
+static struct stripe *lock_stripe(int tid)
+{
+	for (int i = 0; i < SAMPLER_STRIPES; i++) {
+		struct stripe *s = &stripes[(tid + i) & (SAMPLER_STRIPES - 1)];
+		int expected = 0;
+		if (atomic_compare_exchange_strong_explicit(&s->lock, &expected, 1, memory_order_acquire,
+							    memory_order_relaxed))
+			return s;
+	}
+	return NULL;
+}
+
+static int error_frame(struct raw_frame *f, enum trace_error e)
+{
+	f->bci = 0;
+	f->kind = RAW_ERROR;
+	f->id = (uint64_t)e;
+	atomic_fetch_add_explicit(&sampler_counters.errors[e], 1, memory_order_relaxed);
+	return 1;
+}
+
+static uint64_t context_pc(void *ucontext)
+{
+	if (!ucontext)
+		return 0;
+	return (uint64_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
+}
+
+/* Fills frames leaf first; returns the count (>= 1). */
+static int walk(struct raw_frame *frames, void *ucontext, int tid)
+{
+	void *env = threads_env(tid);
+	if (!env || !config.agct) {
+		/* not a Java thread (GC, JIT, VM threads) or one the agent has no JNIEnv for: keep the
+		 * interrupted PC; dump time names its library until native stacks are walked */
+		uint64_t pc = context_pc(ucontext);
+		if (!env && pc) {
+			frames[0].bci = 0;
+			frames[0].kind = RAW_NATIVE;
+			frames[0].id = pc;
+			return 1;
+		}
+		return error_frame(frames, env ? ERR_UNKNOWN : ERR_NO_JAVA_ENV);
+	}
+	int cut = config.depth_root > 0 ? CALLTRACE_MAX_FRAMES - 4 : config.depth + 1;
+	sampler_agct_trace trace = {env, 0, (sampler_agct_frame *)frames};
+	config.agct(&trace, cut, ucontext);
+	int n = trace.num_frames;
+	if (n <= 0) {
+		int e = -n;
+		return error_frame(frames, e >= 0 && e <= ERR_SAFEPOINT ? (enum trace_error)e : ERR_UNKNOWN);
+	}
+	for (int i = 0; i < n; i++)
+		frames[i].kind = RAW_JAVA;
+	if (n > config.depth) {
+		int root = config.depth_root;
+		int leaf = config.depth - root;
+		/* keep leaf-most frames, then [truncated], then the root-most ones */
+		if (root > 0) {
+			for (int i = 0; i < root; i++)
+				frames[leaf + 1 + i] = frames[n - root + i];
+		}
+		error_frame(&frames[leaf], ERR_TRUNCATED);
+		n = config.depth + 1;
+	}
+	return n;
+}
+
+void sampler_record(void *ucontext, uint64_t weight)
+{
+	uint64_t t0 = rdtsc();
+	int tid = (int)syscall(SYS_gettid);
+	struct stripe *s = lock_stripe(tid);
+	if (!s) {
+		atomic_fetch_add_explicit(&sampler_counters.dropped, 1, memory_order_relaxed);
+		return;
+	}
+	struct raw_frame *frames = s->frames;
+	int n = walk(frames, ucontext, tid);
+	if (config.threads) {
+		frames[n].bci = 0;
+		frames[n].kind = RAW_THREAD;
+		frames[n].id = (uint64_t)tid;
+		n++;
+	}
+	if (calltrace_put(config.table, frames, n, weight) == -ENOSPC)
+		atomic_fetch_add_explicit(&sampler_counters.overflow, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&sampler_counters.samples, 1, memory_order_relaxed);
+	atomic_store_explicit(&s->lock, 0, memory_order_release);
+	atomic_fetch_add_explicit(&sampler_counters.cost_tsc, rdtsc() - t0, memory_order_relaxed);
+}
+
+void sampler_signal_handler(int sig, siginfo_t *si, void *ucontext)
+{
+	(void)sig;
+	int saved = errno;
+	if (!atomic_load_explicit(&enabled, memory_order_acquire))
+		goto out;
+	/* kill()/tgkill() from elsewhere has si_code <= 0; our timers send SI_TIMER (-2), perf sends
+	 * POLL_IN, ITIMER_PROF sends SI_KERNEL */
+	if (si && si->si_code <= 0 && si->si_code != SI_TIMER)
+		goto out;
+	sampler_record(ucontext, config.weight);
+out:
+	errno = saved;
+}

@@ -1,0 +1,63 @@
+/* The one signal handler body: gate -> try-lock a stripe -> walk (AsyncGetCallTrace) -> store -> count.
+ * Signal-safe: every function marked [SIG] may run inside a signal handler. */
+#ifndef SAMPLER_H
+#define SAMPLER_H
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "calltrace.h"
+
+#define SAMPLER_STRIPES 16
+
+typedef struct {
+	int32_t lineno;
+	void *method_id;
+} sampler_agct_frame;
+
+typedef struct {
+	void *env_id;
+	int32_t num_frames;
+	sampler_agct_frame *frames;
+} sampler_agct_trace;
+
+typedef void (*sampler_agct_fn)(sampler_agct_trace *trace, int32_t depth, void *ucontext);
+
+struct sampler_config {
+	struct calltrace_table *table;
+	sampler_agct_fn agct;  /* NULL: no Java stacks */
+	int depth;             /* jstackdepth N */
+	int depth_root;        /* M of N/M */
+	int threads;           /* add the thread root frame */
+	uint64_t weight;       /* per sample: the interval in ns */
+	double tsc_per_ns;     /* for cost accounting; 0 = do not measure */
+};
+
+struct sampler_counters {
+	_Atomic uint64_t samples;
+	_Atomic uint64_t dropped;
+	_Atomic uint64_t overflow;
+	_Atomic uint64_t cost_tsc;
+	_Atomic uint64_t errors[ERR_COUNT];
+};
+
+extern struct sampler_counters sampler_counters;
+
+/* Prepares stripe buffers (mmap) and the config; resets counters. Not signal-safe. 0 or -errno. */
+int sampler_setup(const struct sampler_config *cfg);
+
+/* Gate: samples are taken only while enabled (release store / acquire load). */
+void sampler_enable(int on);
+
+/* Stop protocol's last step: waits until no handler holds a stripe (after sampler_enable(0) and the
+ * engines stopped). Not signal-safe. */
+void sampler_quiesce(void);
+
+/* [SIG] The SA_SIGINFO handler engines install. Ignores signals sent by other processes. */
+void sampler_signal_handler(int sig, siginfo_t *si, void *ucontext);
+
+/* [SIG] Records one sample for the current thread with the given ucontext (may be NULL). */
+void sampler_record(void *ucontext, uint64_t weight);
+
+#endif

@@ -1,0 +1,163 @@
+/* Thread registry: tid -> JNIEnv table for the signal handler, tid -> name for output. Runs in JVMTI
+ * callbacks, the engines' thread scanner and at dump time; never in a signal handler (threads_env in
+ * the header is the only signal-path part). */
+#include "threads.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct threads_env_slot *threads_env_table;
+
+struct name_entry {
+	int tid;
+	int is_java;
+	char *name;
+};
+
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct name_entry *names;
+static unsigned n_names, cap_names;
+
+int threads_gettid(void)
+{
+	return (int)syscall(SYS_gettid);
+}
+
+int threads_init(void)
+{
+	if (threads_env_table)
+		return 0;
+	void *p = mmap(NULL, sizeof(struct threads_env_slot) * THREADS_ENV_SLOTS, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	threads_env_table = p;
+	return 0;
+}
+
+void threads_set_env(int tid, void *env)
+{
+	struct threads_env_slot *t = threads_env_table;
+	if (!t || tid <= 0)
+		return;
+	unsigned h = ((unsigned)tid * 2654435761u) & (THREADS_ENV_SLOTS - 1);
+	for (int i = 0; i < 64; i++) {
+		int cur = atomic_load(&t[h].tid);
+		if (cur == 0) {
+			int expected = 0;
+			if (!atomic_compare_exchange_strong(&t[h].tid, &expected, tid) && expected != tid) {
+				h = (h + 1) & (THREADS_ENV_SLOTS - 1);
+				continue;
+			}
+			cur = tid;
+		}
+		if (cur == tid) {
+			atomic_store(&t[h].env, env);
+			return;
+		}
+		h = (h + 1) & (THREADS_ENV_SLOTS - 1);
+	}
+}
+
+static struct name_entry *find_name(int tid)
+{
+	for (unsigned i = 0; i < n_names; i++)
+		if (names[i].tid == tid)
+			return &names[i];
+	return NULL;
+}
+
+void threads_set_name(int tid, const char *name, int is_java)
+{
+	if (tid <= 0 || !name)
+		return;
+	pthread_mutex_lock(&names_lock);
+	struct name_entry *e = find_name(tid);
+	if (!e) {
+		if (n_names == cap_names) {
+			unsigned cap = cap_names ? cap_names * 2 : 256;
+			struct name_entry *grown = realloc(names, cap * sizeof(*names));
+			if (!grown)
+				goto out;
+			names = grown;
+			cap_names = cap;
+		}
+		e = &names[n_names++];
+		e->tid = tid;
+		e->name = NULL;
+		e->is_java = 0;
+	}
+	if (!e->name || strcmp(e->name, name) != 0) {
+		char *copy = strdup(name);
+		if (copy) {
+			free(e->name);
+			e->name = copy;
+		}
+	}
+	e->is_java |= is_java;
+out:
+	pthread_mutex_unlock(&names_lock);
+}
+
+const char *threads_name(int tid, char *buf, unsigned buflen)
+{
+	pthread_mutex_lock(&names_lock);
+	struct name_entry *e = find_name(tid);
+	snprintf(buf, buflen, "%s", e && e->name ? e->name : "");
+	pthread_mutex_unlock(&names_lock);
+	return buf;
+}
+
+unsigned threads_count(void)
+{
+	pthread_mutex_lock(&names_lock);
+	unsigned n = n_names;
+	pthread_mutex_unlock(&names_lock);
+	return n;
+}
+
+static int has_name(int tid)
+{
+	pthread_mutex_lock(&names_lock);
+	struct name_entry *e = find_name(tid);
+	int r = e && e->name;
+	pthread_mutex_unlock(&names_lock);
+	return r;
+}
+
+int threads_scan(void (*cb)(int tid, void *arg), void *arg)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return -errno;
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		int tid = atoi(de->d_name);
+		if (tid <= 0)
+			continue;
+		if (!has_name(tid)) {
+			char path[64], comm[64] = "";
+			snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+			FILE *f = fopen(path, "r");
+			if (f) {
+				if (fgets(comm, sizeof(comm), f))
+					comm[strcspn(comm, "\n")] = 0;
+				fclose(f);
+				threads_set_name(tid, comm, 0);
+			}
+		}
+		if (cb)
+			cb(tid, arg);
+		n++;
+	}
+	closedir(d);
+	return n;
+}

@@ -1,0 +1,345 @@
+/* The JVM side: JVMTI env, capabilities, callbacks, AsyncGetCallTrace, jmethodID preloading, Java thread
+ * registration, method names. Runs in JVMTI callbacks, at attach and at dump time; never in a handler. */
+#include "vm.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frames.h"
+#include "log.h"
+#include "threads.h"
+#include "vmstructs.h"
+
+static JavaVM *jvm;
+static jvmtiEnv *jvmti;
+static struct vm_hooks hooks;
+static sampler_agct_fn agct;
+static int initialised;
+
+jvmtiEnv *vm_jvmti(void)
+{
+	return jvmti;
+}
+
+sampler_agct_fn vm_agct(void)
+{
+	return agct;
+}
+
+JNIEnv *vm_jni(void)
+{
+	JNIEnv *env = NULL;
+	if (!jvm || (*jvm)->GetEnv(jvm, (void **)&env, JNI_VERSION_1_6) != JNI_OK)
+		return NULL;
+	return env;
+}
+
+static void load_methods(jclass klass)
+{
+	/* AsyncGetCallTrace reports only methods that have a jmethodID: make them exist now */
+	jint n = 0;
+	jmethodID *methods = NULL;
+	if ((*jvmti)->GetClassMethods(jvmti, klass, &n, &methods) == JVMTI_ERROR_NONE)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)methods);
+}
+
+static void load_all_methods(void)
+{
+	jint n = 0;
+	jclass *classes = NULL;
+	if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) != JVMTI_ERROR_NONE)
+		return;
+	JNIEnv *jni = vm_jni();
+	for (jint i = 0; i < n; i++) {
+		jint status = 0;
+		if ((*jvmti)->GetClassStatus(jvmti, classes[i], &status) == JVMTI_ERROR_NONE &&
+		    (status & JVMTI_CLASS_STATUS_PREPARED))
+			load_methods(classes[i]);
+		if (jni)
+			(*jni)->DeleteLocalRef(jni, classes[i]);
+	}
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+}
+
+static void JNICALL on_class_load(jvmtiEnv *j, JNIEnv *jni, jthread t, jclass k)
+{
+	/* AsyncGetCallTrace needs a ClassLoad listener to be enabled; nothing to do here */
+	(void)j, (void)jni, (void)t, (void)k;
+}
+
+static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *jni, jthread t, jclass k)
+{
+	(void)j, (void)jni, (void)t;
+	load_methods(k);
+}
+
+static void register_name(jthread thread, int tid)
+{
+	jvmtiThreadInfo info;
+	memset(&info, 0, sizeof(info));
+	if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE)
+		return;
+	if (info.name) {
+		threads_set_name(tid, info.name, 1);
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
+	}
+	JNIEnv *jni = vm_jni();
+	if (jni) {
+		if (info.thread_group)
+			(*jni)->DeleteLocalRef(jni, info.thread_group);
+		if (info.context_class_loader)
+			(*jni)->DeleteLocalRef(jni, info.context_class_loader);
+	}
+}
+
+static void JNICALL on_thread_start(jvmtiEnv *j, JNIEnv *jni, jthread thread)
+{
+	(void)j;
+	int tid = threads_gettid();
+	threads_set_env(tid, jni);
+	register_name(thread, tid);
+	if (hooks.thread_start)
+		hooks.thread_start(tid);
+}
+
+static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *jni, jthread thread)
+{
+	(void)j, (void)jni;
+	int tid = threads_gettid();
+	register_name(thread, tid); /* the final name, after any renames */
+	threads_set_env(tid, NULL);
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread thread)
+{
+	int tid = threads_gettid();
+	threads_set_env(tid, jni);
+	register_name(thread, tid);
+	load_all_methods();
+	if (hooks.vm_init)
+		hooks.vm_init(j, jni);
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *jni)
+{
+	if (hooks.vm_death)
+		hooks.vm_death(j, jni);
+}
+
+static sampler_agct_fn find_agct(void)
+{
+	void *f = dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
+	if (!f) {
+		void *h = dlopen("libjvm.so", RTLD_LAZY | RTLD_NOLOAD);
+		if (h)
+			f = dlsym(h, "AsyncGetCallTrace");
+	}
+	return (sampler_agct_fn)f;
+}
+
+int vm_init(JavaVM *vm, int live, const struct vm_hooks *h)
+{
+	if (initialised)
+		return 0;
+	jvm = vm;
+	if (h)
+		hooks = *h;
+	if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
+		log_error("cannot get a JVMTI environment from this JVM");
+		return -1;
+	}
+	if (threads_init() != 0) {
+		log_error("cannot allocate the thread table");
+		return -1;
+	}
+	jvmtiCapabilities caps;
+	memset(&caps, 0, sizeof(caps));
+	caps.can_get_line_numbers = 1;
+	caps.can_get_source_file_name = 1;
+	(*jvmti)->AddCapabilities(jvmti, &caps);
+
+	jvmtiEventCallbacks cb;
+	memset(&cb, 0, sizeof(cb));
+	cb.VMInit = on_vm_init;
+	cb.VMDeath = on_vm_death;
+	cb.ThreadStart = on_thread_start;
+	cb.ThreadEnd = on_thread_end;
+	cb.ClassLoad = on_class_load;
+	cb.ClassPrepare = on_class_prepare;
+	(*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb));
+	jvmtiEvent events[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
+			       JVMTI_EVENT_THREAD_END, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE};
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL);
+
+	agct = find_agct();
+	if (!agct)
+		log_warn("AsyncGetCallTrace not found in this JVM: Java stacks are not available");
+	if (live) {
+		load_all_methods();
+		vm_register_java_threads();
+	}
+	initialised = 1;
+	return 0;
+}
+
+int vm_register_java_threads(void)
+{
+	JNIEnv *jni = vm_jni();
+	if (!jni)
+		return 0;
+	jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
+	jfieldID eetop = thread_class ? (*jni)->GetFieldID(jni, thread_class, "eetop", "J") : NULL;
+	if (!eetop) {
+		(*jni)->ExceptionClear(jni);
+		log_debug("java.lang.Thread.eetop not found: threads started before the agent are named only");
+	}
+	long osthread_off = vmstructs_offset("JavaThread", "_osthread");
+	if (osthread_off < 0)
+		osthread_off = vmstructs_offset("Thread", "_osthread");
+	long tid_off = vmstructs_offset("OSThread", "_thread_id");
+
+	jthread self = NULL;
+	(*jvmti)->GetCurrentThread(jvmti, &self);
+	long env_off = 0;
+	int can_map = eetop && self && osthread_off >= 0 && tid_off >= 0;
+	if (can_map) {
+		/* every JavaThread embeds its JNIEnv at the same offset: learn it from this thread */
+		char *me = (char *)(intptr_t)(*jni)->GetLongField(jni, self, eetop);
+		env_off = me ? (char *)jni - me : 0;
+		can_map = me && env_off > 0 && env_off < 65536;
+	}
+	jint n = 0;
+	jthread *all = NULL;
+	int mapped = 0;
+	if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE)
+		return 0;
+	for (jint i = 0; i < n; i++) {
+		if (can_map) {
+			char *jt = (char *)(intptr_t)(*jni)->GetLongField(jni, all[i], eetop);
+			char *os = jt ? *(char **)(jt + osthread_off) : NULL;
+			int tid = os ? *(int *)(os + tid_off) : 0;
+			if (tid > 0) {
+				if (!threads_env(tid))
+					threads_set_env(tid, jt + env_off);
+				register_name(all[i], tid);
+				mapped++;
+			}
+		}
+		(*jni)->DeleteLocalRef(jni, all[i]);
+	}
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+	if (self)
+		(*jni)->DeleteLocalRef(jni, self);
+	if (thread_class)
+		(*jni)->DeleteLocalRef(jni, thread_class);
+	return mapped;
+}
+
+void vm_refresh_thread_names(void)
+{
+	vm_register_java_threads();
+}
+
+/* jmethodID -> name cache: open addressing, grown at dump time only */
+struct name_slot {
+	jmethodID id;
+	unsigned flags;
+	char *name;
+};
+static struct name_slot *cache;
+static size_t cache_cap, cache_n;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void vm_forget_names(void)
+{
+	pthread_mutex_lock(&cache_lock);
+	for (size_t i = 0; i < cache_cap; i++)
+		free(cache[i].name);
+	free(cache);
+	cache = NULL;
+	cache_cap = cache_n = 0;
+	pthread_mutex_unlock(&cache_lock);
+}
+
+static size_t slot_of(jmethodID id, unsigned flags, size_t cap)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)id ^ flags) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 20) & (cap - 1);
+}
+
+static void cache_put(jmethodID id, unsigned flags, const char *name)
+{
+	if (cache_n * 2 >= cache_cap) {
+		size_t cap = cache_cap ? cache_cap * 2 : 4096;
+		struct name_slot *grown = calloc(cap, sizeof(*grown));
+		if (!grown)
+			return;
+		for (size_t i = 0; i < cache_cap; i++) {
+			if (!cache[i].name)
+				continue;
+			size_t s = slot_of(cache[i].id, cache[i].flags, cap);
+			while (grown[s].name)
+				s = (s + 1) & (cap - 1);
+			grown[s] = cache[i];
+		}
+		free(cache);
+		cache = grown;
+		cache_cap = cap;
+	}
+	size_t s = slot_of(id, flags, cache_cap);
+	while (cache[s].name)
+		s = (s + 1) & (cache_cap - 1);
+	cache[s] = (struct name_slot){id, flags, strdup(name)};
+	if (cache[s].name)
+		cache_n++;
+}
+
+static const char *cache_get(jmethodID id, unsigned flags)
+{
+	if (!cache_cap)
+		return NULL;
+	size_t s = slot_of(id, flags, cache_cap);
+	while (cache[s].name) {
+		if (cache[s].id == id && cache[s].flags == flags)
+			return cache[s].name;
+		s = (s + 1) & (cache_cap - 1);
+	}
+	return NULL;
+}
+
+const char *vm_method_name(jmethodID m, unsigned flags, char *out, size_t outlen)
+{
+	pthread_mutex_lock(&cache_lock);
+	const char *hit = cache_get(m, flags);
+	if (hit) {
+		snprintf(out, outlen, "%s", hit);
+		pthread_mutex_unlock(&cache_lock);
+		return out;
+	}
+	jclass klass = NULL;
+	char *cname = NULL, *mname = NULL, *msig = NULL;
+	if (!m || (*jvmti)->GetMethodDeclaringClass(jvmti, m, &klass) != JVMTI_ERROR_NONE ||
+	    (*jvmti)->GetClassSignature(jvmti, klass, &cname, NULL) != JVMTI_ERROR_NONE ||
+	    (*jvmti)->GetMethodName(jvmti, m, &mname, &msig, NULL) != JVMTI_ERROR_NONE) {
+		/* the class was unloaded since the sample was taken */
+		snprintf(out, outlen, "[unknown_method]");
+	} else {
+		frames_java_name(cname, mname, msig, flags, out, outlen);
+	}
+	if (cname)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)cname);
+	if (mname)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)mname);
+	if (msig)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)msig);
+	JNIEnv *jni = vm_jni();
+	if (klass && jni)
+		(*jni)->DeleteLocalRef(jni, klass);
+	cache_put(m, flags, out);
+	pthread_mutex_unlock(&cache_lock);
+	return out;
+}

@@ -1,0 +1,11 @@
+/* Reading HotSpot's exported structure tables (gHotSpotVMStructs): field offsets by type and name.
+ * Start/attach time only. */
+#ifndef VMSTRUCTS_H
+#define VMSTRUCTS_H
+
+#include <stdint.h>
+
+/* Offset of a non-static field, e.g. ("OSThread", "_thread_id"), or -1 when the table or field is absent. */
+long vmstructs_offset(const char *type, const char *field);
+
+#endif

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# make demo: profiles the bundled Demo app with the agent and writes the richest outputs available
+# into build/demo/.
+set -eu
+cd "$(dirname "$0")/.."
+JAVA=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}/bin/java
+AGENT=$PWD/build/lib/libflameagent.so
+mkdir -p build/demo
+# the richest format this build writes: HTML flame graph when available, else collapsed + text
+formats="collapsed summary"
+if strings "$AGENT" | grep -q 'flamegraph-data'; then formats="html collapsed summary"; fi
+for f in $formats; do
+	case $f in
+	html) opts="file=build/demo/profile.html" ;;
+	collapsed) opts="file=build/demo/profile.collapsed,threads" ;;
+	summary) opts="file=build/demo/summary.txt,summary,flat=15,traces=5" ;;
+	esac
+	"$JAVA" -agentpath:"$AGENT=start,event=cpu,interval=5ms,$opts" -cp build/java Demo 4 > /dev/null
+done
+echo "demo: wrote $(ls build/demo | sed 's|^|build/demo/|' | tr '\n' ' ')"
+[ -f build/demo/summary.txt ] && sed -n '1,40p' build/demo/summary.txt
