@@ -48,10 +48,10 @@ endif
 
 SIG_SRCS := agent/sampler.c agent/stackwalk.c agent/calltrace.c
 AGENT_SRCS := $(wildcard agent/*.c)
-# Files that call into the JVM or own process-wide state; everything else in agent/ is pure C that unit
+# Files that call into the JVM or its engines; everything else in agent/ is pure C that unit
 # tests and flameconv link too.
 AGENT_JVM_SRCS := $(filter $(addprefix agent/,agent.c profiler.c vm.c vmstructs.c threads.c sampler.c \
-	stackwalk.c symbols.c engine_%.c),$(AGENT_SRCS))
+	engine_%.c),$(AGENT_SRCS))
 AGENT_PURE_SRCS := $(filter-out $(AGENT_JVM_SRCS),$(AGENT_SRCS))
 RES_FILES := $(sort $(wildcard agent/res/*))
 
@@ -64,12 +64,14 @@ FLAMEATTACH_SRCS := $(wildcard launcher/flameattach.c launcher/attach.c launcher
 FLAMECONV_SRCS := $(wildcard launcher/flameconv.c launcher/read_*.c)
 BINS := $(if $(wildcard launcher/flameattach.c),build/bin/flameattach) \
 	$(if $(wildcard launcher/flameconv.c),build/bin/flameconv)
+# JNI / native helper libraries for test apps: test/native/X.c -> build/test/native/libX.so
+NATIVE_TEST_LIBS := $(patsubst test/native/%.c,build/test/native/lib%.so,$(wildcard test/native/*.c))
 UNIT_TESTS := $(patsubst test/unit/%.c,build/test/%,$(wildcard test/unit/test_*.c))
 JAVA_APPS := $(wildcard java-test-apps/*.java)
 JAVA_STAMP := build/java/.stamp
 
 .PHONY: all test check check-static bench demo install clean unit integration java
-all: $(LIB) $(BINS) $(JAVA_STAMP)
+all: $(LIB) $(BINS) $(JAVA_STAMP) $(NATIVE_TEST_LIBS)
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -109,6 +111,12 @@ build/bin/flameconv: $(call obj,$(FLAMECONV_SRCS)) $(PURE_OBJS)
 build/test/%: build/obj/test/unit/%.o $(PURE_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(SAN_LDFLAGS) -o $@ $^ $(LIBS)
+
+build/test/native/lib%.so: test/native/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) -O1 -g -fPIC -shared -fno-omit-frame-pointer -isystem $(JAVA_HOME)/include \
+		-isystem $(JAVA_HOME)/include/linux -o $@ $<
 
 $(JAVA_STAMP): $(JAVA_APPS)
 	@mkdir -p build/java
