@@ -21,10 +21,19 @@ static int parse(const char *str, struct options *o)
 	char err[512] = "";
 	options_init(o);
 	if (options_parse(o, str, err, sizeof(err)) != 0) {
-		/* log= may not have been parsed: a bad option always reaches the JVM's stderr too */
-		log_configure(o->log, LOG_INFO, 0);
+		/* parsing stopped at the bad item: find log= anywhere so the message reaches its reader
+		 * (flameattach shows that file); the JVM's stderr gets it too */
+		char log[OPTIONS_MAX_STR] = "";
+		for (const char *p = str; p && (p = strstr(p, "log=")) != NULL; p += 4) {
+			if (p == str || p[-1] == ',') {
+				size_t n = strcspn(p + 4, ",");
+				if (n < sizeof(log))
+					snprintf(log, sizeof(log), "%.*s", (int)n, p + 4);
+			}
+		}
+		log_configure(log, LOG_INFO, 0);
 		log_error("%s", err);
-		if (o->log[0])
+		if (log[0])
 			fprintf(stderr, "flameagent: %s\n", err);
 		return -1;
 	}

@@ -16,7 +16,7 @@ enum raw_kind {
 	RAW_NATIVE,      /* id = instruction pointer in user space */
 	RAW_KERNEL,      /* id = kernel instruction pointer */
 	RAW_ERROR,       /* id = enum trace_error */
-	RAW_THREAD,      /* id = OS thread id (root frame when `threads`) */
+	RAW_THREAD,      /* id = thread serial << 32 | OS thread id (root frame when `threads`) */
 	RAW_CLASS,       /* id = class handle (alloc / lock leaf), bci = 1 for arrays etc.; later issues */
 	RAW_STATE,       /* id = thread state (wall clock); later issues */
 };

@@ -76,5 +76,7 @@ const char *model_node_name(const struct model_node *n);
 enum frame_kind model_node_kind(const struct model_node *n);
 uint64_t model_node_total(const struct model_node *n, int by_weight);
 uint64_t model_node_self(const struct model_node *n, int by_weight);
+/* The parent node, NULL for the root. */
+const struct model_node *model_node_parent(const struct model_node *n);
 
 #endif

@@ -24,8 +24,9 @@ void out_render_init(struct render_opts *r, const struct options *o, const char 
 
 /* Each writer prints the whole document to f; returns 0 or -errno (write error). */
 int out_collapsed(const struct model *m, const struct render_opts *r, FILE *f);
-/* Text: flat (top r->flat_n frames by self), traces (top r->traces_n stacks), summary (counters,
- * failures by reason with share, drops, mean cost per sample) in that order, as selected by bits. */
+/* Text: summary (counters, failures by reason with share, drops, mean cost per sample; st may be NULL),
+ * traces (top r->traces_n stacks, leaf first) and flat (top r->flat_n frames by self), in that order, as
+ * selected by bits. */
 int out_text(const struct model *m, const struct render_opts *r, const struct profile_stats *st, unsigned bits,
 	     FILE *f);
 

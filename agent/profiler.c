@@ -262,8 +262,9 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 			break;
 		case RAW_THREAD: {
 			char name[256];
-			threads_name((int)f->id, name, sizeof(name));
-			snprintf(buf, sizeof(c->names[0]), "[%s tid=%d]", name[0] ? name : "thread", (int)f->id);
+			int tid = (int)(uint32_t)f->id;
+			threads_name(tid, (uint32_t)(f->id >> 32), name, sizeof(name));
+			snprintf(buf, sizeof(c->names[0]), "[%s tid=%d]", name[0] ? name : "thread", tid);
 			mf->kind = FK_THREAD;
 			break;
 		}

@@ -16,6 +16,8 @@ struct stripe {
 };
 
 struct sampler_counters sampler_counters;
+/* defined here so the signal path owns the table it reads (threads.c fills it) */
+struct threads_env_slot *threads_env_table;
 static struct sampler_config config;
 static struct stripe stripes[SAMPLER_STRIPES];
 static _Atomic int enabled;
@@ -99,9 +101,9 @@ static uint64_t context_pc(void *ucontext)
 }
 
 /* Fills frames leaf first; returns the count (>= 1). */
-static int walk(struct raw_frame *frames, void *ucontext, int tid)
+static int walk(struct raw_frame *frames, void *ucontext, int tid, uint32_t *serial)
 {
-	void *env = threads_env(tid);
+	void *env = threads_lookup(tid, serial);
 	if (!env || !config.agct) {
 		/* not a Java thread (GC, JIT, VM threads) or one the agent has no JNIEnv for: keep the
 		 * interrupted PC; dump time names its library until native stacks are walked */
@@ -148,11 +150,12 @@ void sampler_record(void *ucontext, uint64_t weight)
 		return;
 	}
 	struct raw_frame *frames = s->frames;
-	int n = walk(frames, ucontext, tid);
+	uint32_t serial;
+	int n = walk(frames, ucontext, tid, &serial);
 	if (config.threads) {
 		frames[n].bci = 0;
 		frames[n].kind = RAW_THREAD;
-		frames[n].id = (uint64_t)tid;
+		frames[n].id = (uint64_t)serial << 32 | (uint32_t)tid;
 		n++;
 	}
 	if (calltrace_put(config.table, frames, n, weight) == -ENOSPC)

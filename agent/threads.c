@@ -13,10 +13,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-struct threads_env_slot *threads_env_table;
+
 
 struct name_entry {
 	int tid;
+	uint32_t serial;
 	int is_java;
 	char *name;
 };
@@ -42,11 +43,13 @@ int threads_init(void)
 	return 0;
 }
 
-void threads_set_env(int tid, void *env)
+static _Atomic uint32_t next_serial = 1;
+
+uint32_t threads_set_env(int tid, void *env, int new_life)
 {
 	struct threads_env_slot *t = threads_env_table;
 	if (!t || tid <= 0)
-		return;
+		return 0;
 	unsigned h = ((unsigned)tid * 2654435761u) & (THREADS_ENV_SLOTS - 1);
 	for (int i = 0; i < 64; i++) {
 		int cur = atomic_load(&t[h].tid);
@@ -59,27 +62,41 @@ void threads_set_env(int tid, void *env)
 			cur = tid;
 		}
 		if (cur == tid) {
+			uint32_t serial = atomic_load(&t[h].serial);
+			if (new_life || serial == 0) {
+				serial = atomic_fetch_add(&next_serial, 1);
+				atomic_store(&t[h].serial, serial);
+			}
 			atomic_store(&t[h].env, env);
-			return;
+			return serial;
 		}
 		h = (h + 1) & (THREADS_ENV_SLOTS - 1);
 	}
+	return 0;
 }
 
-static struct name_entry *find_name(int tid)
+static struct name_entry *find_name(int tid, uint32_t serial)
 {
-	for (unsigned i = 0; i < n_names; i++)
+	for (unsigned i = n_names; i-- > 0;)
+		if (names[i].tid == tid && names[i].serial == serial)
+			return &names[i];
+	return NULL;
+}
+
+static struct name_entry *find_any(int tid)
+{
+	for (unsigned i = n_names; i-- > 0;)
 		if (names[i].tid == tid)
 			return &names[i];
 	return NULL;
 }
 
-void threads_set_name(int tid, const char *name, int is_java)
+void threads_set_name(int tid, uint32_t serial, const char *name, int is_java)
 {
 	if (tid <= 0 || !name)
 		return;
 	pthread_mutex_lock(&names_lock);
-	struct name_entry *e = find_name(tid);
+	struct name_entry *e = find_name(tid, serial);
 	if (!e) {
 		if (n_names == cap_names) {
 			unsigned cap = cap_names ? cap_names * 2 : 256;
@@ -91,6 +108,7 @@ void threads_set_name(int tid, const char *name, int is_java)
 		}
 		e = &names[n_names++];
 		e->tid = tid;
+		e->serial = serial;
 		e->name = NULL;
 		e->is_java = 0;
 	}
@@ -106,10 +124,12 @@ out:
 	pthread_mutex_unlock(&names_lock);
 }
 
-const char *threads_name(int tid, char *buf, unsigned buflen)
+const char *threads_name(int tid, uint32_t serial, char *buf, unsigned buflen)
 {
 	pthread_mutex_lock(&names_lock);
-	struct name_entry *e = find_name(tid);
+	struct name_entry *e = find_name(tid, serial);
+	if (!e || !e->name)
+		e = find_any(tid);
 	snprintf(buf, buflen, "%s", e && e->name ? e->name : "");
 	pthread_mutex_unlock(&names_lock);
 	return buf;
@@ -126,7 +146,7 @@ unsigned threads_count(void)
 static int has_name(int tid)
 {
 	pthread_mutex_lock(&names_lock);
-	struct name_entry *e = find_name(tid);
+	struct name_entry *e = find_any(tid);
 	int r = e && e->name;
 	pthread_mutex_unlock(&names_lock);
 	return r;
@@ -151,7 +171,7 @@ int threads_scan(void (*cb)(int tid, void *arg), void *arg)
 				if (fgets(comm, sizeof(comm), f))
 					comm[strcspn(comm, "\n")] = 0;
 				fclose(f);
-				threads_set_name(tid, comm, 0);
+				threads_set_name(tid, 0, comm, 0);
 			}
 		}
 		if (cb)

@@ -12,13 +12,14 @@
 
 struct threads_env_slot {
 	_Atomic int tid; /* 0 = empty; a slot once taken keeps its tid (ended threads keep env NULL) */
+	_Atomic uint32_t serial; /* which life of this tid: a new Java thread on a reused tid gets a new one */
 	_Atomic(void *) env;
 };
 
 extern struct threads_env_slot *threads_env_table; /* mmap'd at threads_init */
 
-/* Signal-safe: the JNIEnv registered for tid, or NULL. */
-static inline void *threads_env(int tid)
+/* Signal-safe: the JNIEnv registered for tid, or NULL; *serial gets the thread's serial (0 if unknown). */
+static inline void *threads_lookup(int tid, uint32_t *serial)
 {
 	struct threads_env_slot *t = threads_env_table;
 	if (!t)
@@ -26,27 +27,39 @@ static inline void *threads_env(int tid)
 	unsigned h = ((unsigned)tid * 2654435761u) & (THREADS_ENV_SLOTS - 1);
 	for (int i = 0; i < 64; i++) {
 		int cur = atomic_load_explicit(&t[h].tid, memory_order_acquire);
-		if (cur == tid)
+		if (cur == tid) {
+			*serial = atomic_load_explicit(&t[h].serial, memory_order_relaxed);
 			return atomic_load_explicit(&t[h].env, memory_order_acquire);
+		}
 		if (cur == 0)
-			return NULL;
+			break;
 		h = (h + 1) & (THREADS_ENV_SLOTS - 1);
 	}
+	*serial = 0;
 	return NULL;
+}
+
+static inline void *threads_env(int tid)
+{
+	uint32_t serial;
+	return threads_lookup(tid, &serial);
 }
 
 /* Allocates the tables. 0 or -errno. Idempotent. */
 int threads_init(void);
 
-/* Records env for tid (NULL when the thread ends). Not signal-safe (callbacks, scanner). */
-void threads_set_env(int tid, void *env);
+/* Records env for tid (NULL when the thread ends). new_life: a thread just began on this tid (JVMTI
+ * ThreadStart, VMInit): it gets a new serial, so samples of an earlier thread with the same tid keep
+ * that thread's name. Returns the serial. Not signal-safe (callbacks, scanner). */
+uint32_t threads_set_env(int tid, void *env, int new_life);
 
-/* Records or updates a thread's name (copied). is_java marks JVMTI-known threads. */
-void threads_set_name(int tid, const char *name, int is_java);
+/* Records or updates the name of thread (tid, serial) (copied); serial 0 = a thread the env table does
+ * not know (JVM-internal or native threads, named from /proc). */
+void threads_set_name(int tid, uint32_t serial, const char *name, int is_java);
 
-/* Name of tid ("" if never seen); the last name seen wins, and survives the thread's end.
- * Returns a pointer valid until the next threads_* call that changes names; copy it. Dump time. */
-const char *threads_name(int tid, char *buf, unsigned buflen);
+/* Name of (tid, serial), else of (tid, any serial), else ""; the last name seen wins and survives the
+ * thread's end. Copies into buf and returns it. Dump time. */
+const char *threads_name(int tid, uint32_t serial, char *buf, unsigned buflen);
 
 /* Number of distinct threads ever registered. */
 unsigned threads_count(void);

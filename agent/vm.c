@@ -76,14 +76,14 @@ static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *jni, jthread t, jclass
 	load_methods(k);
 }
 
-static void register_name(jthread thread, int tid)
+static void register_name(jthread thread, int tid, uint32_t serial)
 {
 	jvmtiThreadInfo info;
 	memset(&info, 0, sizeof(info));
 	if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE)
 		return;
 	if (info.name) {
-		threads_set_name(tid, info.name, 1);
+		threads_set_name(tid, serial, info.name, 1);
 		(*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
 	}
 	JNIEnv *jni = vm_jni();
@@ -99,8 +99,7 @@ static void JNICALL on_thread_start(jvmtiEnv *j, JNIEnv *jni, jthread thread)
 {
 	(void)j;
 	int tid = threads_gettid();
-	threads_set_env(tid, jni);
-	register_name(thread, tid);
+	register_name(thread, tid, threads_set_env(tid, jni, 1));
 	if (hooks.thread_start)
 		hooks.thread_start(tid);
 }
@@ -109,15 +108,16 @@ static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *jni, jthread thread)
 {
 	(void)j, (void)jni;
 	int tid = threads_gettid();
-	register_name(thread, tid); /* the final name, after any renames */
-	threads_set_env(tid, NULL);
+	uint32_t serial;
+	threads_lookup(tid, &serial);
+	register_name(thread, tid, serial); /* the final name, after any renames */
+	threads_set_env(tid, NULL, 0);
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *jni, jthread thread)
 {
 	int tid = threads_gettid();
-	threads_set_env(tid, jni);
-	register_name(thread, tid);
+	register_name(thread, tid, threads_set_env(tid, jni, 1));
 	load_all_methods();
 	if (hooks.vm_init)
 		hooks.vm_init(j, jni);
@@ -223,9 +223,10 @@ int vm_register_java_threads(void)
 			char *os = jt ? *(char **)(jt + osthread_off) : NULL;
 			int tid = os ? *(int *)(os + tid_off) : 0;
 			if (tid > 0) {
-				if (!threads_env(tid))
-					threads_set_env(tid, jt + env_off);
-				register_name(all[i], tid);
+				uint32_t serial;
+				if (!threads_lookup(tid, &serial) || !serial)
+					serial = threads_set_env(tid, jt + env_off, 0);
+				register_name(all[i], tid, serial);
 				mapped++;
 			}
 		}

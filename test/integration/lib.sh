@@ -10,7 +10,7 @@ TEST_NAME=$(basename "$0" .sh)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fa-$TEST_NAME-XXXXXX")
 _passed=0 _failed=0
 _pids=()
-cleanup() { for p in "${_pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$WORK"; }
+cleanup() { for p in "${_pids[@]}"; do { kill -9 "$p"; wait "$p"; } 2>/dev/null; done; rm -rf "$WORK"; }
 trap cleanup EXIT
 
 pass() { echo "ok   $JDK_TAG $TEST_NAME: $*"; _passed=$((_passed + 1)); }
@@ -32,10 +32,12 @@ run_java() {
 start_java() {
 	local opts=$1; shift
 	local log=$WORK/jvm-$RANDOM.log
+	# background jobs of a non-interactive shell start with SIGQUIT ignored, and a JVM that inherits an
+	# ignored SIGQUIT never answers attach requests: restore the default disposition
 	if [ "$opts" = - ]; then
-		"$JAVA" -cp "$APPS" "$@" >"$log" 2>&1 &
+		env --default-signal=QUIT,INT "$JAVA" -cp "$APPS" "$@" >"$log" 2>&1 &
 	else
-		"$JAVA" -agentpath:"$AGENT"${opts:+=$opts} -cp "$APPS" "$@" >"$log" 2>&1 &
+		env --default-signal=QUIT,INT "$JAVA" -agentpath:"$AGENT"${opts:+=$opts} -cp "$APPS" "$@" >"$log" 2>&1 &
 	fi
 	JPID=$!
 	JLOG=$log

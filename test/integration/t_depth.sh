@@ -16,5 +16,5 @@ check "jstackdepth=50/10 keeps main at the root and burnAtBottom at the leaf" gr
 
 out=$WORK/full.collapsed
 run_java 60 "file=$out" DeepRecursion 2 1000 || fail "JVM failed"
-check "default depth keeps the whole 1002-frame stack" grep -qE '^DeepRecursion.main;(DeepRecursion.recurse;){1000}DeepRecursion.burnAtBottom [0-9]+$' "$out"
+check "default depth keeps the whole 1003-frame stack" grep -qE '^DeepRecursion.main;(DeepRecursion.recurse;){1001}DeepRecursion.burnAtBottom [0-9]+$' "$out"
 finish

@@ -4,7 +4,8 @@
 . "$(dirname "$0")/lib.sh"
 JCMD=$(dirname "$JAVA")/jcmd
 
-load() { timeout 30 "$JCMD" "$JPID" JVMTI.agent_load "$AGENT" "$1" > "$WORK/jcmd.txt" 2>&1; }
+# jcmd reads key=value words as its own named arguments: quote the option string for it
+load() { timeout 30 "$JCMD" "$JPID" JVMTI.agent_load "$AGENT" "\"$1\"" > "$WORK/jcmd.txt" 2>&1; }
 
 start_java - CpuBurner 60 || { fail "JVM did not start"; finish; exit; }
 load "start,event=cpu,interval=5ms,log=$WORK/agent.log"
@@ -19,7 +20,7 @@ check "stop writes the profile" grep -q 'CpuBurner.burnHeavy' "$WORK/stop.collap
 n1=$(total "$WORK/stop.collapsed")
 load "stop,file=$WORK/again.txt,summary"
 check "stop after stop writes the last profile again" grep -qE "$n1" "$WORK/again.txt"
-load "interval=10xs"
+load "interval=10xs,log=$WORK/agent.log"
 check "a bad option fails the command" bash -c "! grep -q 'return code: 0' '$WORK/jcmd.txt'"
 check "the bad option is named in the agent's log" grep -q 'interval=10xs' "$WORK/agent.log"
 check "the JVM is alive after a bad option" kill -0 "$JPID"
