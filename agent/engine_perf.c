@@ -1,6 +1,7 @@
 /* Engine "cpu": a perf_events cpu-clock counter per thread whose overflow signal is routed to that
  * thread (F_SETOWN_EX / F_OWNER_TID). Start/stop and thread coverage; never in a signal handler. */
 #include "engine.h"
+#include "sampler.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -80,6 +81,7 @@ static int perf_start(const struct engine_config *c, char *err, unsigned errlen)
 		return -e;
 	}
 	perf_close(probe);
+	sampler_set_rearm(REARM_PERF, cfg.interval);
 	int rc = engine_install_handler(cfg.signo);
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot install the signal handler: %s", strerror(-rc));
@@ -96,6 +98,7 @@ static int perf_start(const struct engine_config *c, char *err, unsigned errlen)
 
 static void perf_stop(void)
 {
+	sampler_set_rearm(REARM_NONE, 0);
 	engine_scanner_stop();
 	thread_set_clear(&set);
 }

@@ -3,6 +3,7 @@
 #include "sampler.h"
 
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -52,6 +53,41 @@ int sampler_setup(const struct sampler_config *cfg)
 	for (int i = 0; i < ERR_COUNT; i++)
 		atomic_store(&sampler_counters.errors[i], 0);
 	return 0;
+}
+
+static _Atomic int rearm_mode;
+static _Atomic int64_t rearm_interval;
+static _Atomic uint64_t jitter_seq;
+
+void sampler_set_rearm(enum sampler_rearm mode, int64_t interval)
+{
+	atomic_store(&rearm_interval, interval);
+	atomic_store(&rearm_mode, (int)mode);
+}
+
+int64_t sampler_jitter(int64_t interval)
+{
+	/* splitmix64 over a shared counter: cheap, lock-free, good enough to break aliasing */
+	uint64_t z = atomic_fetch_add_explicit(&jitter_seq, 0x9E3779B97F4A7C15ull, memory_order_relaxed);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	z ^= z >> 31;
+	if (interval < 2)
+		return interval;
+	return interval / 2 + (int64_t)(z % (uint64_t)interval);
+}
+
+static void rearm(siginfo_t *si)
+{
+	int mode = atomic_load_explicit(&rearm_mode, memory_order_relaxed);
+	int64_t interval = atomic_load_explicit(&rearm_interval, memory_order_relaxed);
+	if (!si || interval <= 0)
+		return;
+	int64_t next = sampler_jitter(interval);
+	if (mode == REARM_PERF && si->si_code == POLL_IN) {
+		uint64_t period = (uint64_t)next;
+		syscall(SYS_ioctl, si->si_fd, PERF_EVENT_IOC_PERIOD, &period);
+	}
 }
 
 void sampler_enable(int on)
@@ -176,6 +212,7 @@ void sampler_signal_handler(int sig, siginfo_t *si, void *ucontext)
 	if (si && si->si_code <= 0 && si->si_code != SI_TIMER)
 		goto out;
 	sampler_record(ucontext, config.weight);
+	rearm(si);
 out:
 	errno = saved;
 }

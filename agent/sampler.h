@@ -24,6 +24,12 @@ typedef struct {
 
 typedef void (*sampler_agct_fn)(sampler_agct_trace *trace, int32_t depth, void *ucontext);
 
+/* How the handler re-arms the engine with a jittered next interval, so sampling never locks onto a
+ * workload's own period (aliasing); the mean interval stays the configured one. Only perf_events
+ * needs it: its hrtimer periods are exact, while CPU timers fire on scheduler ticks (already jittered,
+ * and re-arming them from "now" would lose the time between expiry and tick). */
+enum sampler_rearm { REARM_NONE = 0, REARM_PERF };
+
 struct sampler_config {
 	struct calltrace_table *table;
 	sampler_agct_fn agct;  /* NULL: no Java stacks */
@@ -32,7 +38,14 @@ struct sampler_config {
 	int threads;           /* add the thread root frame */
 	uint64_t weight;       /* per sample: the interval in ns */
 	double tsc_per_ns;     /* for cost accounting; 0 = do not measure */
+	enum sampler_rearm rearm;
+	int64_t interval;      /* mean interval (ns, or events for perf counters) for re-arming */
 };
+
+/* Sets how the running engine is re-armed (engines call it at start). */
+void sampler_set_rearm(enum sampler_rearm mode, int64_t interval);
+/* [SIG] A jittered interval in [interval/2, 3*interval/2). */
+int64_t sampler_jitter(int64_t interval);
 
 struct sampler_counters {
 	_Atomic uint64_t samples;
