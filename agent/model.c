@@ -69,7 +69,10 @@ enum frame_kind model_kind_from_name(const char *name, size_t *name_len)
 		if (name[i] == '(')
 			has_paren = 1;
 	}
-	if (has_slash_or_dot && !has_paren && !(n > 3 && memcmp(name + n - 3, ".so", 3) == 0))
+	for (size_t i = 0; i + 3 <= n; i++)
+		if (memcmp(name + i, ".so", 3) == 0 && (i + 3 == n || name[i + 3] == '.'))
+			return FK_NATIVE; /* a library: libc.so.6 */
+	if (has_slash_or_dot && !has_paren)
 		return FK_JAVA;
 	return FK_NATIVE;
 }
