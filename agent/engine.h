@@ -2,6 +2,7 @@
 #ifndef ENGINE_H
 #define ENGINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct engine_config {
@@ -24,6 +25,16 @@ struct engine {
 extern const struct engine engine_perf;
 extern const struct engine engine_ctimer;
 extern const struct engine engine_itimer;
+
+/* Whether name is a perf event the cpu engine can count ("cpu", "page-faults", "cycles", ...); gives its
+ * default period and whether the period is time (ns) rather than an event count. */
+int engine_perf_known(const char *name, int64_t *default_period, int *is_time);
+/* Checks that perf_event_open accepts the event on this machine; 0, or -errno with the reason in err. */
+int engine_perf_probe(const char *name, char *err, size_t errlen);
+/* The perf event the running cpu engine counts ("cpu-clock", "page-faults", ...). */
+const char *engine_perf_event_name(void);
+/* Lists the perf events with what perf_event_open says of each on this machine; returns how many work. */
+int engine_perf_list(char *out, size_t outlen);
 
 /* Installs the sampler's handler for signo (SA_SIGINFO | SA_RESTART). 0 or -errno. */
 int engine_install_handler(int signo);

@@ -16,6 +16,77 @@
 
 #include "thread_set.h"
 
+struct perf_event_def {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+	int64_t default_period; /* events between samples when interval= is not given */
+};
+
+#define HW_CACHE(cache, op, result) \
+	((uint64_t)(cache) | ((uint64_t)(op) << 8) | ((uint64_t)(result) << 16))
+
+static const struct perf_event_def events[] = {
+	{"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 10000000},
+	{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 10000000},
+	{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 1},
+	{"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, 1},
+	{"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1},
+	{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 1},
+	{"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 1},
+	{"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, 1},
+	{"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, 1},
+	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1000000},
+	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1000000},
+	{"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, 1000000},
+	{"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 1000},
+	{"branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1000000},
+	{"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1000000},
+	{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 1000},
+	{"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, 1000000},
+	{"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 1000000},
+	{"stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, 1000000},
+	{"stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, 1000000},
+	{"L1-dcache-load-misses", PERF_TYPE_HW_CACHE,
+	 HW_CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS), 1000},
+	{"L1-icache-load-misses", PERF_TYPE_HW_CACHE,
+	 HW_CACHE(PERF_COUNT_HW_CACHE_L1I, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS), 1000},
+	{"LLC-load-misses", PERF_TYPE_HW_CACHE,
+	 HW_CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS), 1000},
+	{"LLC-store-misses", PERF_TYPE_HW_CACHE,
+	 HW_CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_WRITE, PERF_COUNT_HW_CACHE_RESULT_MISS), 1000},
+	{"dTLB-load-misses", PERF_TYPE_HW_CACHE,
+	 HW_CACHE(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS), 1000},
+	{"iTLB-load-misses", PERF_TYPE_HW_CACHE,
+	 HW_CACHE(PERF_COUNT_HW_CACHE_ITLB, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS), 1000},
+	{"branch-load-misses", PERF_TYPE_HW_CACHE,
+	 HW_CACHE(PERF_COUNT_HW_CACHE_BPU, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS), 1000},
+};
+
+static const struct perf_event_def *find_event(const char *name)
+{
+	if (!name[0] || strcmp(name, "cpu") == 0)
+		return &events[0];
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		if (strcmp(events[i].name, name) == 0)
+			return &events[i];
+	return NULL;
+}
+
+int engine_perf_known(const char *name, int64_t *default_period, int *is_time)
+{
+	const struct perf_event_def *e = find_event(name);
+	if (!e)
+		return 0;
+	if (default_period)
+		*default_period = e->default_period;
+	if (is_time)
+		*is_time = e->type == PERF_TYPE_SOFTWARE &&
+			   (e->config == PERF_COUNT_SW_CPU_CLOCK || e->config == PERF_COUNT_SW_TASK_CLOCK);
+	return 1;
+}
+
+static const struct perf_event_def *current = &events[0];
 static struct engine_config cfg;
 static intptr_t perf_open(int tid);
 static void perf_close(intptr_t fd);
@@ -26,8 +97,8 @@ static intptr_t perf_open(int tid)
 	struct perf_event_attr attr;
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.type = current->type;
+	attr.config = current->config;
 	attr.sample_period = (uint64_t)cfg.interval;
 	attr.disabled = 1;
 	attr.wakeup_events = 1;
@@ -71,13 +142,25 @@ static void raise_fd_limit(void)
 static int perf_start(const struct engine_config *c, char *err, unsigned errlen)
 {
 	cfg = *c;
+	current = find_event(cfg.event);
+	if (!current) {
+		snprintf(err, errlen, "unknown perf event '%s' (see the list action)", cfg.event);
+		current = &events[0];
+		return -EINVAL;
+	}
 	raise_fd_limit();
-	/* probe on this thread first so a refusal (perf_event_paranoid, seccomp) is reported clearly */
+	/* probe on this thread first so a refusal (perf_event_paranoid, seccomp, no PMU) is reported clearly */
 	intptr_t probe = perf_open((int)syscall(SYS_gettid));
 	if (probe == -1) {
 		int e = errno;
-		snprintf(err, errlen, "perf_event_open refused: %s%s", strerror(e),
-			 e == EACCES || e == EPERM ? " (kernel.perf_event_paranoid or a seccomp profile)" : "");
+		if (current->type != PERF_TYPE_SOFTWARE && (e == ENOENT || e == EOPNOTSUPP || e == ENODEV))
+			snprintf(err, errlen,
+				 "this machine has no hardware counter for %s (perf_event_open: %s); virtual machines "
+				 "without a virtual PMU have none: use event=cpu, or a software event such as page-faults",
+				 current->name, strerror(e));
+		else
+			snprintf(err, errlen, "perf_event_open refused: %s%s", strerror(e),
+				 e == EACCES || e == EPERM ? " (kernel.perf_event_paranoid or a seccomp profile)" : "");
 		return -e;
 	}
 	perf_close(probe);
@@ -101,6 +184,67 @@ static void perf_stop(void)
 	sampler_set_rearm(REARM_NONE, 0);
 	engine_scanner_stop();
 	thread_set_clear(&set);
+}
+
+int engine_perf_probe(const char *name, char *err, size_t errlen)
+{
+	const struct perf_event_def *e = find_event(name);
+	if (!e) {
+		snprintf(err, errlen, "unknown perf event '%s' (see the list action)", name);
+		return -EINVAL;
+	}
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = e->type;
+	attr.config = e->config;
+	attr.sample_period = (uint64_t)e->default_period;
+	attr.disabled = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	int en = errno;
+	if (e->type != PERF_TYPE_SOFTWARE && (en == ENOENT || en == EOPNOTSUPP || en == ENODEV))
+		snprintf(err, errlen,
+			 "this machine has no hardware counter for %s (perf_event_open: %s); virtual machines without "
+			 "a virtual PMU have none: use event=cpu, or a software event such as page-faults",
+			 e->name, strerror(en));
+	else
+		snprintf(err, errlen, "perf_event_open refused: %s%s", strerror(en),
+			 en == EACCES || en == EPERM ? " (kernel.perf_event_paranoid or a seccomp profile)" : "");
+	return -en;
+}
+
+const char *engine_perf_event_name(void)
+{
+	return current->name;
+}
+
+int engine_perf_list(char *out, size_t outlen)
+{
+	size_t k = 0;
+	int n = 0;
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		struct perf_event_attr attr;
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = events[i].type;
+		attr.config = events[i].config;
+		attr.sample_period = (uint64_t)events[i].default_period;
+		attr.disabled = 1;
+		int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		int w = snprintf(out + k, k < outlen ? outlen - k : 0, "  %-24s %s\n", events[i].name,
+				 fd >= 0 ? "" : strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			n++;
+		}
+		if (w > 0)
+			k += (size_t)w;
+	}
+	return n;
 }
 
 static void perf_thread_started(int tid)

@@ -77,7 +77,7 @@ static void write_summary(const struct model *m, const struct render_opts *r, co
 			st->engine[0] ? ")" : "");
 		if (st->interval)
 			fprintf(f, "interval:           %lld %s\n", (long long)st->interval,
-				strcmp(r->unit, "bytes") == 0 ? "bytes" : "ns");
+				r->unit);
 		fprintf(f, "duration:           %.3f s\n", (double)st->duration_ns / 1e9);
 	}
 	fprintf(f, "samples:            %llu\n", (unsigned long long)samples);

@@ -87,20 +87,34 @@ static int check_output_path(const char *pattern, int seq)
 
 static const struct engine *engine_for(const char *event)
 {
-	if (!event[0] || strcmp(event, "cpu") == 0)
-		return &engine_perf;
 	if (strcmp(event, "ctimer") == 0)
 		return &engine_ctimer;
 	if (strcmp(event, "itimer") == 0)
 		return &engine_itimer;
+	if (engine_perf_known(event, NULL, NULL))
+		return &engine_perf;
 	return NULL;
 }
+
+/* Default interval and the unit of weights for an event. */
+static int64_t default_interval(const char *event, const char **unit)
+{
+	int64_t period = OPTIONS_DEFAULT_INTERVAL_NS;
+	int is_time = 1;
+	if (strcmp(event, "ctimer") && strcmp(event, "itimer"))
+		engine_perf_known(event, &period, &is_time);
+	*unit = is_time ? "ns" : "events";
+	return period;
+}
+
+static const char *session_unit = "ns";
 
 static int start_engine(const struct options *o)
 {
 	const struct engine *e = engine_for(o->event);
 	if (!e) {
-		log_error("event=%s: not available in this version (supported: cpu, ctimer, itimer)", o->event);
+		log_error("event=%s: not available in this version (supported: cpu, ctimer, itimer and the perf "
+			  "events the list action shows)", o->event);
 		return FA_RC_BAD_OPTION;
 	}
 	struct engine_config cfg;
@@ -110,7 +124,7 @@ static int start_engine(const struct options *o)
 	snprintf(cfg.event, sizeof(cfg.event), "%s", o->event[0] ? o->event : "cpu");
 	char err[512] = "";
 	int rc = e->start(&cfg, err, sizeof(err));
-	if (rc < 0 && e == &engine_perf) {
+	if (rc < 0 && e == &engine_perf && (!o->event[0] || strcmp(o->event, "cpu") == 0)) {
 		log_warn("event=cpu: %s; falling back to event=ctimer (per-thread CPU timers)", err);
 		e->stop();
 		e = &engine_ctimer;
@@ -123,7 +137,10 @@ static int start_engine(const struct options *o)
 		return FA_RC_ENGINE;
 	}
 	engine = e;
-	snprintf(engine_desc, sizeof(engine_desc), "%s", e->description);
+	if (e == &engine_perf)
+		snprintf(engine_desc, sizeof(engine_desc), "perf_events %s per thread", engine_perf_event_name());
+	else
+		snprintf(engine_desc, sizeof(engine_desc), "%s", e->description);
 	return FA_RC_OK;
 }
 
@@ -134,7 +151,8 @@ static int do_start(const struct options *o, int resume)
 		return FA_RC_STATE;
 	}
 	if (!engine_for(o->event)) {
-		log_error("event=%s: not available in this version (supported: cpu, ctimer, itimer)", o->event);
+		log_error("event=%s: not available in this version (supported: cpu, ctimer, itimer and the perf "
+			  "events the list action shows)", o->event);
 		return FA_RC_BAD_OPTION;
 	}
 	if (check_output_path(o->file, file_seq) != 0)
@@ -154,7 +172,8 @@ static int do_start(const struct options *o, int resume)
 		vm_forget_names();
 	}
 	session = *o;
-	interval_ns = o->interval > 0 ? o->interval : OPTIONS_DEFAULT_INTERVAL_NS;
+	interval_ns = o->interval > 0 ? o->interval : default_interval(o->event, &session_unit);
+	default_interval(o->event, &session_unit);
 	calibrate_tsc();
 	struct sampler_config sc = {
 		.table = table,
@@ -184,8 +203,8 @@ static int do_start(const struct options *o, int resume)
 	state = RUNNING;
 	have_profile = 1;
 	clock_gettime(CLOCK_MONOTONIC, &started_at);
-	log_info("Profiling started: event=%s (%s), interval %lldns", o->event[0] ? o->event : "cpu", engine_desc,
-		 (long long)interval_ns);
+	log_info("Profiling started: event=%s (%s), interval %lld %s", o->event[0] ? o->event : "cpu", engine_desc,
+		 (long long)interval_ns, session_unit);
 	return FA_RC_OK;
 }
 
@@ -371,7 +390,7 @@ static int write_profile(const struct options *o)
 	struct profile_stats st;
 	fill_stats(&st, o);
 	struct render_opts r;
-	out_render_init(&r, o, "ns");
+	out_render_init(&r, o, session_unit);
 	struct out_file of;
 	char err[FA_MAX_PATH + 256];
 	int rc = out_open(&of, path, err, sizeof(err));
@@ -476,9 +495,16 @@ int profiler_command(const struct options *o, int at_load)
 			if (check_output_path(o->file, 0) != 0)
 				rc = FA_RC_OUTPUT;
 			else if (!engine_for(o->event)) {
-				log_error("event=%s: not available in this version (supported: cpu, ctimer, itimer)",
-					  o->event);
+				log_error("event=%s: not available in this version (supported: cpu, ctimer, itimer and "
+					  "the perf events the list action shows)", o->event);
 				rc = FA_RC_BAD_OPTION;
+			} else if (engine_for(o->event) == &engine_perf && o->event[0] && strcmp(o->event, "cpu") != 0) {
+				/* a counter this machine lacks must stop the JVM now, not be found at VMInit */
+				char err[512];
+				if (engine_perf_probe(o->event, err, sizeof(err)) != 0) {
+					log_error("cannot profile event=%s: %s", o->event, err);
+					rc = FA_RC_ENGINE;
+				}
 			}
 		} else {
 			rc = do_start(o, o->action == ACTION_RESUME);
@@ -496,9 +522,17 @@ int profiler_command(const struct options *o, int at_load)
 	case ACTION_VERSION:
 		rc = write_text(o, "flameagent " FLAMEAGENT_VERSION "\n");
 		break;
-	case ACTION_LIST:
-		rc = write_text(o, "Basic events:\n  cpu\n  ctimer\n  itimer\n");
+	case ACTION_LIST: {
+		char text[4096], perf[3072];
+		engine_perf_list(perf, sizeof(perf));
+		snprintf(text, sizeof(text),
+			 "Basic events:\n  cpu      (perf_events cpu-clock per thread; falls back to ctimer)\n"
+			 "  ctimer   (CPU-time timer per thread)\n  itimer   (setitimer, process-wide)\n"
+			 "Perf events (with what perf_event_open answers here):\n%s",
+			 perf);
+		rc = write_text(o, text);
 		break;
+	}
 	}
 	pthread_mutex_unlock(&lock);
 	return rc;
