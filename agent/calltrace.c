@@ -152,15 +152,39 @@ void calltrace_clear(struct calltrace_table *t)
 	reset(t);
 }
 
-static int put_overflow(struct calltrace_table *t, uint64_t weight)
+static int64_t put_overflow(struct calltrace_table *t, uint64_t weight)
 {
 	atomic_fetch_add_explicit(&t->overflow_slot->samples, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&t->overflow_slot->weight, weight, memory_order_relaxed);
 	atomic_fetch_add_explicit(&t->overflow, 1, memory_order_relaxed);
-	return -ENOSPC;
+	return (int64_t)t->n_slots;
 }
 
 int calltrace_put(struct calltrace_table *t, const struct raw_frame *frames, int n, uint64_t weight)
+{
+	int64_t ref = calltrace_put_ref(t, frames, n, weight);
+	if (ref < 0)
+		return (int)ref;
+	return (uint64_t)ref == t->n_slots ? -ENOSPC : 0;
+}
+
+int calltrace_is_overflow_ref(const struct calltrace_table *t, int64_t ref)
+{
+	return (uint64_t)ref == t->n_slots;
+}
+
+void calltrace_add_ref(struct calltrace_table *t, int64_t ref, uint64_t samples, uint64_t weight)
+{
+	if (ref < 0 || (uint64_t)ref > t->n_slots)
+		return;
+	struct slot *s = &t->slots[ref];
+	atomic_fetch_add_explicit(&s->samples, samples, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->weight, weight, memory_order_relaxed);
+	if ((uint64_t)ref == t->n_slots)
+		atomic_fetch_add_explicit(&t->overflow, samples, memory_order_relaxed);
+}
+
+int64_t calltrace_put_ref(struct calltrace_table *t, const struct raw_frame *frames, int n, uint64_t weight)
 {
 	if (n < 1 || n > CALLTRACE_MAX_FRAMES)
 		return -EINVAL;
@@ -177,7 +201,7 @@ int calltrace_put(struct calltrace_table *t, const struct raw_frame *frames, int
 						      frames, n)) {
 				atomic_fetch_add_explicit(&s->samples, 1, memory_order_relaxed);
 				atomic_fetch_add_explicit(&s->weight, weight, memory_order_relaxed);
-				return 0;
+				return (int64_t)i;
 			}
 			continue;
 		}
@@ -205,7 +229,7 @@ int calltrace_put(struct calltrace_table *t, const struct raw_frame *frames, int
 		atomic_store_explicit(&s->weight, weight, memory_order_relaxed);
 		atomic_fetch_add_explicit(&t->traces, 1, memory_order_relaxed);
 		atomic_store_explicit(&s->n, (uint32_t)n, memory_order_release);
-		return 0;
+		return (int64_t)i;
 	}
 	return put_overflow(t, weight);
 }

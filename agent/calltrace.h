@@ -67,6 +67,17 @@ void calltrace_destroy(struct calltrace_table *t);
  * twice (two threads inserting it at once); readers merge by frames. n must be 1..CALLTRACE_MAX_FRAMES. */
 int calltrace_put(struct calltrace_table *t, const struct raw_frame *frames, int n, uint64_t weight);
 
+/* Signal-safe. Like calltrace_put, but returns a reference to the trace (>= 0) that calltrace_add_ref
+ * can count again without its frames (the wall-clock engine's batching of idle threads); the overflow
+ * trace's reference when full. Negative only for bad arguments (-EINVAL). */
+int64_t calltrace_put_ref(struct calltrace_table *t, const struct raw_frame *frames, int n, uint64_t weight);
+/* Signal-safe. Adds samples and weight to the trace ref refers to (from calltrace_put_ref on this table
+ * since its last clear). */
+void calltrace_add_ref(struct calltrace_table *t, int64_t ref, uint64_t samples, uint64_t weight);
+
+/* Signal-safe. Whether ref is the [storage_overflow] trace's. */
+int calltrace_is_overflow_ref(const struct calltrace_table *t, int64_t ref);
+
 /* Visits every stored trace with its sample count and total weight. Call only when no calltrace_put
  * runs (after the stop protocol). Stops early and returns cb's value when cb returns non-zero. */
 typedef int (*calltrace_visit_fn)(const struct raw_frame *frames, int n, uint64_t samples, uint64_t weight,

@@ -9,6 +9,7 @@ struct engine_config {
 	int64_t interval;  /* ns (time engines) or event count (perf events) */
 	int signo;         /* signal to deliver (SIGPROF by default) */
 	char event[64];    /* the event name asked for */
+	char filter[256];  /* wall: thread ids "12;15-20" ("" = all) */
 };
 
 struct engine {
@@ -25,6 +26,7 @@ struct engine {
 extern const struct engine engine_perf;
 extern const struct engine engine_ctimer;
 extern const struct engine engine_itimer;
+extern const struct engine engine_wall;
 
 /* Whether name is a perf event the cpu engine can count ("cpu", "page-faults", "cycles", ...); gives its
  * default period and whether the period is time (ns) rather than an event count. */

@@ -91,6 +91,8 @@ static const struct engine *engine_for(const char *event)
 		return &engine_ctimer;
 	if (strcmp(event, "itimer") == 0)
 		return &engine_itimer;
+	if (strcmp(event, "wall") == 0)
+		return &engine_wall;
 	if (engine_perf_known(event, NULL, NULL))
 		return &engine_perf;
 	return NULL;
@@ -101,7 +103,9 @@ static int64_t default_interval(const char *event, const char **unit)
 {
 	int64_t period = OPTIONS_DEFAULT_INTERVAL_NS;
 	int is_time = 1;
-	if (strcmp(event, "ctimer") && strcmp(event, "itimer"))
+	if (strcmp(event, "wall") == 0)
+		period = OPTIONS_DEFAULT_WALL_NS;
+	else if (strcmp(event, "ctimer") && strcmp(event, "itimer"))
 		engine_perf_known(event, &period, &is_time);
 	*unit = is_time ? "ns" : "events";
 	return period;
@@ -122,6 +126,7 @@ static int start_engine(const struct options *o)
 	cfg.interval = interval_ns;
 	cfg.signo = o->signal > 0 ? o->signal : SIGPROF;
 	snprintf(cfg.event, sizeof(cfg.event), "%s", o->event[0] ? o->event : "cpu");
+	snprintf(cfg.filter, sizeof(cfg.filter), "%s", o->filter);
 	char err[512] = "";
 	int rc = e->start(&cfg, err, sizeof(err));
 	if (rc < 0 && e == &engine_perf && (!o->event[0] || strcmp(o->event, "cpu") == 0)) {
@@ -183,6 +188,7 @@ static int do_start(const struct options *o, int resume)
 		.threads = o->threads,
 		.weight = (uint64_t)interval_ns,
 		.tsc_per_ns = tsc_per_ns,
+		.wall_state = o->threads && strcmp(o->event, "wall") == 0,
 	};
 	if (keep) {
 		/* resume adds to the counters of the last session */
@@ -278,6 +284,10 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 		case RAW_ERROR:
 			snprintf(buf, sizeof(c->names[0]), "%s", calltrace_error_frame((enum trace_error)f->id));
 			mf->kind = FK_ERROR;
+			break;
+		case RAW_STATE:
+			snprintf(buf, sizeof(c->names[0]), "%s", f->id ? "[sleeping]" : "[running]");
+			mf->kind = FK_STATE;
 			break;
 		case RAW_THREAD: {
 			char name[256];
@@ -528,6 +538,7 @@ int profiler_command(const struct options *o, int at_load)
 		snprintf(text, sizeof(text),
 			 "Basic events:\n  cpu      (perf_events cpu-clock per thread; falls back to ctimer)\n"
 			 "  ctimer   (CPU-time timer per thread)\n  itimer   (setitimer, process-wide)\n"
+			 "  wall     (wall clock: every thread, running or not; default interval 50ms)\n"
 			 "Perf events (with what perf_event_open answers here):\n%s",
 			 perf);
 		rc = write_text(o, text);

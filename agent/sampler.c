@@ -21,6 +21,25 @@ struct sampler_counters sampler_counters;
 struct threads_env_slot *threads_env_table;
 static struct sampler_config config;
 static struct stripe stripes[SAMPLER_STRIPES];
+
+#define WALL_SLOTS 65536
+struct wall_slot {
+	_Atomic int tid;
+	_Atomic int64_t ref;
+};
+static struct wall_slot wall_slots[WALL_SLOTS];
+
+int64_t sampler_wall_last_ref(int tid)
+{
+	struct wall_slot *w = &wall_slots[(unsigned)tid & (WALL_SLOTS - 1)];
+	int64_t ref = atomic_load_explicit(&w->ref, memory_order_acquire);
+	return atomic_load_explicit(&w->tid, memory_order_acquire) == tid ? ref : -1;
+}
+
+struct calltrace_table *sampler_table(void)
+{
+	return config.table;
+}
 static _Atomic int enabled;
 
 static inline uint64_t rdtsc(void)
@@ -176,29 +195,47 @@ static int walk(struct raw_frame *frames, void *ucontext, int tid, uint32_t *ser
 	return n;
 }
 
-void sampler_record(void *ucontext, uint64_t weight)
+static int64_t record(void *ucontext, uint64_t weight, int state)
 {
 	uint64_t t0 = rdtsc();
 	int tid = (int)syscall(SYS_gettid);
 	struct stripe *s = lock_stripe(tid);
 	if (!s) {
 		atomic_fetch_add_explicit(&sampler_counters.dropped, 1, memory_order_relaxed);
-		return;
+		return -1;
 	}
 	struct raw_frame *frames = s->frames;
 	uint32_t serial;
 	int n = walk(frames, ucontext, tid, &serial);
+	if (state >= 0 && config.wall_state) {
+		frames[n].bci = 0;
+		frames[n].kind = RAW_STATE;
+		frames[n].id = (uint64_t)state;
+		n++;
+	}
 	if (config.threads) {
 		frames[n].bci = 0;
 		frames[n].kind = RAW_THREAD;
 		frames[n].id = (uint64_t)serial << 32 | (uint32_t)tid;
 		n++;
 	}
-	if (calltrace_put(config.table, frames, n, weight) == -ENOSPC)
+	int64_t ref = calltrace_put_ref(config.table, frames, n, weight);
+	if (ref >= 0 && calltrace_is_overflow_ref(config.table, ref))
 		atomic_fetch_add_explicit(&sampler_counters.overflow, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sampler_counters.samples, 1, memory_order_relaxed);
 	atomic_store_explicit(&s->lock, 0, memory_order_release);
 	atomic_fetch_add_explicit(&sampler_counters.cost_tsc, rdtsc() - t0, memory_order_relaxed);
+	if (state >= 0) {
+		struct wall_slot *w = &wall_slots[(unsigned)tid & (WALL_SLOTS - 1)];
+		atomic_store_explicit(&w->ref, ref, memory_order_release);
+		atomic_store_explicit(&w->tid, tid, memory_order_release);
+	}
+	return ref;
+}
+
+void sampler_record(void *ucontext, uint64_t weight)
+{
+	record(ucontext, weight, -1);
 }
 
 void sampler_signal_handler(int sig, siginfo_t *si, void *ucontext)
@@ -209,6 +246,13 @@ void sampler_signal_handler(int sig, siginfo_t *si, void *ucontext)
 		goto out;
 	/* kill()/tgkill() from elsewhere has si_code <= 0; our timers send SI_TIMER (-2), perf sends
 	 * POLL_IN, ITIMER_PROF sends SI_KERNEL */
+	if (si && si->si_code == SI_QUEUE) {
+		/* the wall-clock engine's own signals carry a cookie; anything else queued is not ours */
+		int v = si->si_value.sival_int;
+		if ((v & ~0xff) == SAMPLER_WALL_COOKIE && si->si_pid == (pid_t)syscall(SYS_getpid))
+			record(ucontext, config.weight, v & 0xff);
+		goto out;
+	}
 	if (si && si->si_code <= 0 && si->si_code != SI_TIMER)
 		goto out;
 	sampler_record(ucontext, config.weight);

@@ -40,7 +40,19 @@ struct sampler_config {
 	double tsc_per_ns;     /* for cost accounting; 0 = do not measure */
 	enum sampler_rearm rearm;
 	int64_t interval;      /* mean interval (ns, or events for perf counters) for re-arming */
+	int wall_state;        /* wall samples get a root frame [running] / [sleeping] */
 };
+
+/* Wall-clock samples arrive as SI_QUEUE signals whose value is SAMPLER_WALL_COOKIE | state. */
+#define SAMPLER_WALL_COOKIE 0x57A11000
+#define SAMPLER_STATE_RUNNING 0
+#define SAMPLER_STATE_SLEEPING 1
+
+/* The reference of the last wall sample recorded for tid (calltrace_put_ref), or -1. Not signal-safe
+ * callers only read it; the handler writes it. */
+int64_t sampler_wall_last_ref(int tid);
+/* The table wall samples go to (for calltrace_add_ref by the wall engine's batching). */
+struct calltrace_table *sampler_table(void);
 
 /* Sets how the running engine is re-armed (engines call it at start). */
 void sampler_set_rearm(enum sampler_rearm mode, int64_t interval);

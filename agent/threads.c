@@ -18,6 +18,7 @@
 struct name_entry {
 	int tid;
 	uint32_t serial;
+	unsigned prev; /* index + 1 of an older entry in the same hash chain, 0 = none */
 	int is_java;
 	char *name;
 };
@@ -75,19 +76,25 @@ uint32_t threads_set_env(int tid, void *env, int new_life)
 	return 0;
 }
 
-static struct name_entry *find_name(int tid, uint32_t serial)
-{
-	for (unsigned i = n_names; i-- > 0;)
-		if (names[i].tid == tid && names[i].serial == serial)
-			return &names[i];
-	return NULL;
-}
+/* tid -> index + 1 of its newest name entry; entries of one tid chain through prev */
+#define NAME_INDEX 65536
+static unsigned name_index[NAME_INDEX];
 
 static struct name_entry *find_any(int tid)
 {
-	for (unsigned i = n_names; i-- > 0;)
-		if (names[i].tid == tid)
-			return &names[i];
+	unsigned h = (unsigned)tid & (NAME_INDEX - 1);
+	for (unsigned i = name_index[h]; i; i = names[i - 1].prev)
+		if (names[i - 1].tid == tid)
+			return &names[i - 1];
+	return NULL;
+}
+
+static struct name_entry *find_name(int tid, uint32_t serial)
+{
+	unsigned h = (unsigned)tid & (NAME_INDEX - 1);
+	for (unsigned i = name_index[h]; i; i = names[i - 1].prev)
+		if (names[i - 1].tid == tid && names[i - 1].serial == serial)
+			return &names[i - 1];
 	return NULL;
 }
 
@@ -107,6 +114,9 @@ void threads_set_name(int tid, uint32_t serial, const char *name, int is_java)
 			cap_names = cap;
 		}
 		e = &names[n_names++];
+		unsigned h = (unsigned)tid & (NAME_INDEX - 1);
+		e->prev = name_index[h];
+		name_index[h] = n_names;
 		e->tid = tid;
 		e->serial = serial;
 		e->name = NULL;
