@@ -10,6 +10,7 @@ struct engine_config {
 	int signo;         /* signal to deliver (SIGPROF by default) */
 	char event[64];    /* the event name asked for */
 	char filter[256];  /* wall: thread ids "12;15-20" ("" = all) */
+	int depth;         /* alloc, lock: Java frames to record */
 };
 
 struct engine {
@@ -27,6 +28,8 @@ extern const struct engine engine_perf;
 extern const struct engine engine_ctimer;
 extern const struct engine engine_itimer;
 extern const struct engine engine_wall;
+extern const struct engine engine_alloc;
+extern const struct engine engine_lock;
 
 /* Whether name is a perf event the cpu engine can count ("cpu", "page-faults", "cycles", ...); gives its
  * default period and whether the period is time (ns) rather than an event count. */

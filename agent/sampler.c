@@ -114,8 +114,36 @@ void sampler_enable(int on)
 	atomic_store_explicit(&enabled, on, memory_order_release);
 }
 
+static _Atomic int inflight;
+
+void sampler_record_frames(struct raw_frame *frames, int n, uint64_t weight)
+{
+	atomic_fetch_add(&inflight, 1);
+	if (!atomic_load_explicit(&enabled, memory_order_acquire)) {
+		atomic_fetch_sub(&inflight, 1);
+		return;
+	}
+	int tid = (int)syscall(SYS_gettid);
+	if (config.threads) {
+		uint32_t serial;
+		threads_lookup(tid, &serial);
+		frames[n].bci = 0;
+		frames[n].kind = RAW_THREAD;
+		frames[n].id = (uint64_t)serial << 32 | (uint32_t)tid;
+		n++;
+	}
+	if (calltrace_put(config.table, frames, n, weight) == -ENOSPC)
+		atomic_fetch_add_explicit(&sampler_counters.overflow, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&sampler_counters.samples, 1, memory_order_relaxed);
+	atomic_fetch_sub(&inflight, 1);
+}
+
 void sampler_quiesce(void)
 {
+	while (atomic_load(&inflight) > 0) {
+		struct timespec ts = {0, 100000};
+		syscall(SYS_nanosleep, &ts, NULL);
+	}
 	for (int i = 0; i < SAMPLER_STRIPES; i++) {
 		int expected = 0;
 		while (!atomic_compare_exchange_weak(&stripes[i].lock, &expected, 1)) {

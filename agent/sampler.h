@@ -82,6 +82,11 @@ void sampler_quiesce(void);
 /* [SIG] The SA_SIGINFO handler engines install. Ignores signals sent by other processes. */
 void sampler_signal_handler(int sig, siginfo_t *si, void *ucontext);
 
+/* Records a sample whose frames the caller collected (JVMTI callbacks: alloc, lock), leaf first, with
+ * room for 2 more frames after n (thread root). Counts like a signal sample. Not for signal handlers
+ * (it may run on any thread, concurrently); sampler_quiesce waits for it too. */
+void sampler_record_frames(struct raw_frame *frames, int n, uint64_t weight);
+
 /* [SIG] Records one sample for the current thread with the given ucontext (may be NULL). */
 void sampler_record(void *ucontext, uint64_t weight);
 

@@ -3,7 +3,13 @@
 #include "vm.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +24,8 @@ static jvmtiEnv *jvmti;
 static struct vm_hooks hooks;
 static sampler_agct_fn agct;
 static int initialised;
+static _Atomic(vm_alloc_hook) alloc_hook;
+static _Atomic(vm_monitor_hook) monitor_enter_hook, monitor_entered_hook;
 
 jvmtiEnv *vm_jvmti(void)
 {
@@ -129,6 +137,180 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *jni)
 		hooks.vm_death(j, jni);
 }
 
+static void JNICALL on_sampled_alloc(jvmtiEnv *j, JNIEnv *jni, jthread t, jobject o, jclass k, jlong size)
+{
+	vm_alloc_hook h = atomic_load(&alloc_hook);
+	if (h)
+		h(j, jni, t, o, k, size);
+}
+
+static void JNICALL on_monitor_enter(jvmtiEnv *j, JNIEnv *jni, jthread t, jobject o)
+{
+	vm_monitor_hook h = atomic_load(&monitor_enter_hook);
+	if (h)
+		h(j, jni, t, o);
+}
+
+static void JNICALL on_monitor_entered(jvmtiEnv *j, JNIEnv *jni, jthread t, jobject o)
+{
+	vm_monitor_hook h = atomic_load(&monitor_entered_hook);
+	if (h)
+		h(j, jni, t, o);
+}
+
+int vm_enable_alloc(vm_alloc_hook hook, jlong interval_bytes)
+{
+	if (!hook) {
+		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+		atomic_store(&alloc_hook, NULL);
+		return 0;
+	}
+	jvmtiCapabilities caps;
+	memset(&caps, 0, sizeof(caps));
+	caps.can_generate_sampled_object_alloc_events = 1;
+	jvmtiError e = (*jvmti)->AddCapabilities(jvmti, &caps);
+	if (e != JVMTI_ERROR_NONE) {
+		log_error("event=alloc: this JVM cannot sample allocations (JVMTI error %d; JDK 11 or later needed)", e);
+		return -1;
+	}
+	(*jvmti)->SetHeapSamplingInterval(jvmti, (jint)(interval_bytes > 0x7fffffff ? 0x7fffffff : interval_bytes));
+	atomic_store(&alloc_hook, hook);
+	(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+	return 0;
+}
+
+int vm_enable_monitor(vm_monitor_hook enter, vm_monitor_hook entered)
+{
+	jvmtiEventMode mode = enter ? JVMTI_ENABLE : JVMTI_DISABLE;
+	if (enter) {
+		jvmtiCapabilities caps;
+		memset(&caps, 0, sizeof(caps));
+		caps.can_generate_monitor_events = 1;
+		jvmtiError e = (*jvmti)->AddCapabilities(jvmti, &caps);
+		if (e != JVMTI_ERROR_NONE) {
+			log_error("event=lock: this JVM cannot report monitor contention (JVMTI error %d)", e);
+			return -1;
+		}
+	}
+	atomic_store(&monitor_enter_hook, enter);
+	atomic_store(&monitor_entered_hook, entered);
+	(*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL);
+	(*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
+	return 0;
+}
+
+int vm_stack(struct raw_frame *frames, int max)
+{
+	jvmtiFrameInfo info[256];
+	jint n = 0;
+	if (max > 256)
+		max = 256;
+	if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, max, info, &n) != JVMTI_ERROR_NONE)
+		return 0;
+	for (jint i = 0; i < n; i++) {
+		frames[i].bci = (int32_t)info[i].location;
+		frames[i].kind = RAW_JAVA;
+		frames[i].id = (uint64_t)(uintptr_t)info[i].method;
+	}
+	return n;
+}
+
+static pthread_mutex_t class_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **class_names;
+static uint64_t n_classes, cap_classes;
+
+uint64_t vm_class_id(jclass klass)
+{
+	char *sig = NULL;
+	if (!klass || (*jvmti)->GetClassSignature(jvmti, klass, &sig, NULL) != JVMTI_ERROR_NONE)
+		return 0;
+	char name[512];
+	frames_class_name(sig, name, sizeof(name));
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+	return vm_class_id_of(name);
+}
+
+uint64_t vm_class_id_of(const char *name)
+{
+	pthread_mutex_lock(&class_lock);
+	uint64_t id = 0;
+	for (uint64_t i = n_classes; i-- > 0;)
+		if (strcmp(class_names[i], name) == 0) {
+			id = i + 1;
+			goto out;
+		}
+	if (n_classes == cap_classes) {
+		uint64_t cap = cap_classes ? cap_classes * 2 : 256;
+		char **grown = realloc(class_names, cap * sizeof(*grown));
+		if (!grown)
+			goto out;
+		class_names = grown;
+		cap_classes = cap;
+	}
+	class_names[n_classes] = strdup(name);
+	if (class_names[n_classes])
+		id = ++n_classes;
+out:
+	pthread_mutex_unlock(&class_lock);
+	return id;
+}
+
+const char *vm_class_name(uint64_t id)
+{
+	pthread_mutex_lock(&class_lock);
+	const char *n = id >= 1 && id <= n_classes ? class_names[id - 1] : "[unknown_class]";
+	pthread_mutex_unlock(&class_lock);
+	return n;
+}
+
+void *vm_jvm_symbol(const char *name)
+{
+	Dl_info info;
+	void *anchor = dlsym(RTLD_DEFAULT, "JNI_CreateJavaVM");
+	if (!anchor || !dladdr(anchor, &info) || !info.dli_fname)
+		return NULL;
+	int fd = open(info.dli_fname, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	void *result = NULL;
+	if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(ElfW(Ehdr))) {
+		close(fd);
+		return NULL;
+	}
+	char *base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (base == MAP_FAILED)
+		return NULL;
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) >
+								  (size_t)st.st_size)
+		goto out;
+	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(base + eh->e_shoff);
+	for (int i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+			continue;
+		const ElfW(Shdr) *strs = &sh[sh[i].sh_link];
+		if (sh[i].sh_offset + sh[i].sh_size > (size_t)st.st_size ||
+		    strs->sh_offset + strs->sh_size > (size_t)st.st_size)
+			goto out;
+		const ElfW(Sym) *sym = (const ElfW(Sym) *)(base + sh[i].sh_offset);
+		size_t n = sh[i].sh_size / sizeof(ElfW(Sym));
+		for (size_t k = 0; k < n; k++) {
+			if (sym[k].st_name >= strs->sh_size || ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC)
+				continue;
+			if (strcmp(base + strs->sh_offset + sym[k].st_name, name) == 0) {
+				/* dli_fbase is the load address; symbol values are relative to it for a DSO */
+				result = (char *)info.dli_fbase + sym[k].st_value;
+				goto out;
+			}
+		}
+	}
+out:
+	munmap(base, (size_t)st.st_size);
+	return result;
+}
+
 static sampler_agct_fn find_agct(void)
 {
 	void *f = dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
@@ -169,6 +351,9 @@ int vm_init(JavaVM *vm, int live, const struct vm_hooks *h)
 	cb.ThreadEnd = on_thread_end;
 	cb.ClassLoad = on_class_load;
 	cb.ClassPrepare = on_class_prepare;
+	cb.SampledObjectAlloc = on_sampled_alloc;
+	cb.MonitorContendedEnter = on_monitor_enter;
+	cb.MonitorContendedEntered = on_monitor_entered;
 	(*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb));
 	jvmtiEvent events[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
 			       JVMTI_EVENT_THREAD_END, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE};

@@ -31,6 +31,28 @@ int vm_register_java_threads(void);
 /* Refreshes names of live Java threads (renames after start). */
 void vm_refresh_thread_names(void);
 
+/* Hooks for the JVMTI-event engines (alloc, lock); NULL clears. Enabling adds the capability and
+ * turns the event on; returns 0 or -1 with a message logged. */
+typedef void (*vm_alloc_hook)(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass klass,
+			      jlong size);
+typedef void (*vm_monitor_hook)(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object);
+int vm_enable_alloc(vm_alloc_hook hook, jlong interval_bytes);
+int vm_enable_monitor(vm_monitor_hook enter, vm_monitor_hook entered);
+
+/* The calling thread's Java stack as raw frames, leaf first, at most max; 0 if none. JVMTI callbacks
+ * and native methods only. */
+int vm_stack(struct raw_frame *frames, int max);
+
+/* Interns a class (JVMTI signature) under a small id for RAW_CLASS frames; 0 on failure. */
+uint64_t vm_class_id(jclass klass);
+/* Interns a display name directly ("[no_blocker]"). */
+uint64_t vm_class_id_of(const char *name);
+/* The dotted display name of a class id ("java.lang.String[]"). */
+const char *vm_class_name(uint64_t id);
+
+/* Address of a symbol of libjvm.so from its ELF .symtab (local symbols too, e.g. "Unsafe_Park"), or NULL. */
+void *vm_jvm_symbol(const char *name);
+
 /* Writes the display name of a method into out per the FRAMES_* flags: "java/lang/String.split".
  * Cached; dump time only. Returns out. */
 const char *vm_method_name(jmethodID m, unsigned flags, char *out, size_t outlen);

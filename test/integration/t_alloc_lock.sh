@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# event=alloc: the allocated class is the leaf, weights in bytes follow the app's 3:1 ratio;
+# event=lock: contended synchronized, ReentrantLock and Semaphore waits with the lock's class as leaf.
+. "$(dirname "$0")/lib.sh"
+
+out=$WORK/alloc.collapsed
+run_java 60 "event=alloc,total,file=$out" AllocApp 3 || fail "JVM failed: $(tail -n 3 "$WORK/out.txt")"
+check "alloc: String[] allocated in allocStrings is a leaf" grep -qE '^([^ ]*;)?AllocApp.allocStrings;java\.lang\.String\[\] [0-9]+$' "$out"
+check "alloc: byte[] allocated in allocBytes is a leaf" grep -qE '^([^ ]*;)?AllocApp.allocBytes;byte\[\] [0-9]+$' "$out"
+app=$WORK/alloc.app
+grep -E 'AllocApp.alloc(Strings|Bytes);' "$out" > "$app"
+s=$(share "$app" 'String\[\]')
+check "alloc: String[] has ${s}% of the app's bytes (expected 75 ±7)" within "$s" 75 7
+
+out=$WORK/alloc.txt
+run_java 60 "event=alloc,interval=256k,summary,file=$out" AllocApp 1 || fail "JVM failed"
+check "alloc: summary speaks bytes" grep -qE 'interval: +262144 bytes' "$out"
+
+out=$WORK/lock.collapsed
+run_java 60 "event=lock,total,file=$out" LockApp 3 || fail "JVM failed: $(tail -n 3 "$WORK/out.txt")"
+check "lock: synchronized contention ends in the monitor's class" grep -qE 'LockApp.syncContended;LockApp\$Monitor [0-9]+$' "$out"
+check "lock: ReentrantLock waits end in its sync class" grep -qE 'LockApp.juclContended;.*Unsafe.park;java\.util\.concurrent\.locks\.ReentrantLock\$NonfairSync [0-9]+$' "$out"
+check "lock: Semaphore waits end in its sync class" grep -qE 'LockApp.semContended;.*Unsafe.park;java\.util\.concurrent\.Semaphore\$NonfairSync [0-9]+$' "$out"
+# each pair waits about half of the run (one holds while the other waits): ~1.5 s of 3 s, in ns
+w=$(grep 'LockApp.syncContended;LockApp$Monitor' "$out" | total /dev/stdin)
+check "lock: synchronized wait time ${w} ns is about half the run (0.8-2.5 s)" test "$w" -gt 800000000 -a "$w" -lt 2500000000
+
+out=$WORK/lock-threshold.collapsed
+run_java 60 "event=lock,interval=1s,file=$out" LockApp 1 || fail "JVM failed"
+check "lock: waits under the threshold (1s) are not recorded" test "$(total "$out")" -eq 0
+finish
