@@ -185,6 +185,77 @@ static int effective_event(const struct options *o, struct options *eff)
 	return 0;
 }
 
+/* ---- loop= and timeout=: a daemon thread attached to the JVM that ends or rotates the session ---- */
+
+static pthread_t timer_thread;
+static int timer_running;
+static pthread_cond_t timer_cond = PTHREAD_COND_INITIALIZER;
+static int timer_cancel;
+static int restart_engine(void);
+static void pause_sampling(void);
+static int write_profile(const struct options *o);
+
+static void *timer_main(void *arg)
+{
+	(void)arg;
+	if (vm_attach_current_thread("flameagent timer") != 0)
+		return NULL;
+	pthread_mutex_lock(&lock);
+	struct timespec started;
+	clock_gettime(CLOCK_REALTIME, &started);
+	int64_t loop_s = session.loop_s, timeout_s = session.timeout_s;
+	struct timespec next = started;
+	while (!timer_cancel && state == RUNNING) {
+		int64_t step = loop_s ? loop_s : timeout_s;
+		next.tv_sec += step;
+		if (timeout_s && next.tv_sec > started.tv_sec + timeout_s)
+			next.tv_sec = started.tv_sec + timeout_s;
+		int rc = 0;
+		while (!timer_cancel && rc != ETIMEDOUT)
+			rc = pthread_cond_timedwait(&timer_cond, &lock, &next);
+		if (timer_cancel || state != RUNNING)
+			break;
+		int at_timeout = timeout_s && next.tv_sec >= started.tv_sec + timeout_s;
+		pause_sampling();
+		state = IDLE;
+		struct options o = session;
+		write_profile(&o);
+		if (at_timeout) {
+			log_info("Profiling ended: timeout=%llds reached", (long long)timeout_s);
+			break;
+		}
+		/* loop: the next interval starts afresh, into the next file name */
+		calltrace_clear(table);
+		duration_ns = 0;
+		if (restart_engine() != FA_RC_OK)
+			break;
+	}
+	timer_running = 0;
+	pthread_mutex_unlock(&lock);
+	vm_detach_current_thread();
+	return NULL;
+}
+
+static void start_timer(void)
+{
+	if (!session.loop_s && !session.timeout_s)
+		return;
+	timer_cancel = 0;
+	if (pthread_create(&timer_thread, NULL, timer_main, NULL) == 0) {
+		pthread_detach(timer_thread);
+		timer_running = 1;
+	} else {
+		log_warn("cannot start the loop/timeout thread: profiling runs until stopped");
+	}
+}
+
+/* Called with lock held when a session ends by command. */
+static void cancel_timer(void)
+{
+	timer_cancel = 1;
+	pthread_cond_broadcast(&timer_cond);
+}
+
 static int do_start(const struct options *given, int resume)
 {
 	struct options eff;
@@ -249,8 +320,22 @@ static int do_start(const struct options *given, int resume)
 	state = RUNNING;
 	have_profile = 1;
 	clock_gettime(CLOCK_MONOTONIC, &started_at);
+	start_timer();
 	log_info("Profiling started: event=%s (%s), interval %lld %s", o->event[0] ? o->event : "cpu", engine_desc,
 		 (long long)interval_ns, session_unit);
+	return FA_RC_OK;
+}
+
+static int restart_engine(void)
+{
+	sampler_enable(1);
+	int rc = start_engine(&session);
+	if (rc != FA_RC_OK) {
+		sampler_enable(0);
+		return rc;
+	}
+	state = RUNNING;
+	clock_gettime(CLOCK_MONOTONIC, &started_at);
 	return FA_RC_OK;
 }
 
@@ -475,6 +560,7 @@ static int write_profile(const struct options *o)
 
 static int do_stop(const struct options *o, int write)
 {
+	cancel_timer();
 	if (state == RUNNING) {
 		pause_sampling();
 		state = IDLE;
@@ -615,6 +701,7 @@ void profiler_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	(void)jvmti, (void)jni;
 	pthread_mutex_lock(&lock);
+	cancel_timer();
 	if (state == RUNNING) {
 		pause_sampling();
 		state = IDLE;

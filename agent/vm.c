@@ -45,6 +45,19 @@ JNIEnv *vm_jni(void)
 	return env;
 }
 
+int vm_attach_current_thread(const char *name)
+{
+	JNIEnv *env = NULL;
+	JavaVMAttachArgs args = {JNI_VERSION_1_6, (char *)name, NULL};
+	return jvm && (*jvm)->AttachCurrentThreadAsDaemon(jvm, (void **)&env, &args) == JNI_OK ? 0 : -1;
+}
+
+void vm_detach_current_thread(void)
+{
+	if (jvm)
+		(*jvm)->DetachCurrentThread(jvm);
+}
+
 static void load_methods(jclass klass)
 {
 	/* AsyncGetCallTrace reports only methods that have a jmethodID: make them exist now */

@@ -24,6 +24,9 @@ jvmtiEnv *vm_jvmti(void);
 sampler_agct_fn vm_agct(void);
 /* A JNIEnv for the calling thread (outside signal handlers only), or NULL. */
 JNIEnv *vm_jni(void);
+/* Attaches the calling native thread to the JVM as a daemon (so it may use JVMTI), or detaches it. */
+int vm_attach_current_thread(const char *name);
+void vm_detach_current_thread(void);
 
 /* Registers every live Java thread's tid, JNIEnv and name (at start and attach; JNIEnv found through
  * java.lang.Thread.eetop and HotSpot's vmStructs). Returns how many got a JNIEnv. */
