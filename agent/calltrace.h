@@ -18,7 +18,8 @@ enum raw_kind {
 	RAW_ERROR,       /* id = enum trace_error */
 	RAW_THREAD,      /* id = thread serial << 32 | OS thread id (root frame when `threads`) */
 	RAW_CLASS,       /* id = class handle (alloc / lock leaf), bci = 1 for arrays etc.; later issues */
-	RAW_STATE,       /* id = thread state (wall clock); later issues */
+	RAW_STATE,       /* id = thread state (wall clock) */
+	RAW_STUB,        /* id = pc inside a JIT stub or frameless code whose caller's stack was recovered */
 };
 
 struct raw_frame {

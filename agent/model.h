@@ -41,6 +41,7 @@ struct profile_stats {
 	uint64_t samples;        /* samples taken (stored + overflowed) */
 	uint64_t weight;         /* sum of weights */
 	uint64_t errors[ERR_COUNT]; /* failed or cut walks by reason (those samples are still counted) */
+	uint64_t recovered[ERR_COUNT]; /* of errors[], how many got their stack back by unwinding a stub */
 	uint64_t dropped;        /* samples lost before storage (all stripes busy, ...) */
 	uint64_t overflow;       /* samples counted in [storage_overflow] */
 	uint64_t cost_ns;        /* total time spent in the sampler, for mean cost per sample */

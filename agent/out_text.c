@@ -88,15 +88,19 @@ static void write_summary(const struct model *m, const struct render_opts *r, co
 	if (!st)
 		return;
 	fprintf(f, "threads seen:       %llu\n", (unsigned long long)st->threads_seen);
-	uint64_t failed = 0;
-	for (int e = 0; e < ERR_COUNT; e++)
+	uint64_t failed = 0, recovered = 0;
+	for (int e = 0; e < ERR_COUNT; e++) {
 		failed += st->errors[e];
-	fprintf(f, "failed or cut walks: %llu (%.2f%%)\n", (unsigned long long)failed, pct(failed, samples));
+		recovered += st->recovered[e];
+	}
+	fprintf(f, "failed or cut walks: %llu (%.2f%%), recovered %llu (%.2f%% of them); left as error frames: %llu (%.2f%%)\n",
+		(unsigned long long)failed, pct(failed, samples), (unsigned long long)recovered, pct(recovered, failed),
+		(unsigned long long)(failed - recovered), pct(failed - recovered, samples));
 	for (int e = 0; e < ERR_COUNT; e++)
 		if (st->errors[e])
-			fprintf(f, "  %s %s: %llu (%.2f%%)\n", calltrace_error_frame((enum trace_error)e),
+			fprintf(f, "  %s %s: %llu (%.2f%%), recovered %llu\n", calltrace_error_frame((enum trace_error)e),
 				calltrace_error_reason((enum trace_error)e), (unsigned long long)st->errors[e],
-				pct(st->errors[e], samples));
+				pct(st->errors[e], samples), (unsigned long long)st->recovered[e]);
 	fprintf(f, "dropped:            %llu%s\n", (unsigned long long)st->dropped,
 		st->dropped ? " (all sampler stripes busy)" : "");
 	fprintf(f, "storage overflow:   %llu%s\n", (unsigned long long)st->overflow,

@@ -301,6 +301,7 @@ static int do_start(const struct options *given, int resume)
 		.tsc_per_ns = tsc_per_ns,
 		.wall_state = o->threads && strcmp(o->event, "wall") == 0,
 	};
+	vm_code_cache(&sc.code_lo, &sc.code_hi);
 	if (keep) {
 		/* resume adds to the counters of the last session */
 		struct sampler_counters saved = sampler_counters;
@@ -384,8 +385,10 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 {
 	struct resolve_ctx *c = arg;
 	/* raw frames are leaf first; the model wants root first */
-	for (int i = 0; i < n; i++) {
-		const struct raw_frame *f = &raw[n - 1 - i];
+	int out = 0;
+	for (int k = 0; k < n; k++) {
+		const struct raw_frame *f = &raw[n - 1 - k];
+		int i = out++;
 		struct model_frame *mf = &c->frames[i];
 		char *buf = c->names[i];
 		mf->name = buf;
@@ -410,6 +413,17 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 			snprintf(buf, sizeof(c->names[0]), "%s", calltrace_error_frame((enum trace_error)f->id));
 			mf->kind = FK_ERROR;
 			break;
+		case RAW_STUB: {
+			/* a recovered sample: name the stub; code inside a compiled method adds no frame */
+			const char *stub = vm_stub_name((uintptr_t)f->id);
+			if (!stub) {
+				out--;
+				continue;
+			}
+			snprintf(buf, sizeof(c->names[0]), "%s", stub);
+			mf->kind = FK_NATIVE;
+			break;
+		}
 		case RAW_CLASS:
 			snprintf(buf, sizeof(c->names[0]), "%s", vm_class_name(f->id));
 			mf->kind = FK_CLASS;
@@ -431,6 +445,7 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 			mf->kind = FK_ERROR;
 		}
 	}
+	n = out;
 	if (!model_trace_selected(c->frames, n, (char(*)[256])c->o->include, c->o->n_include,
 				  (char(*)[256])c->o->exclude, c->o->n_exclude))
 		return 0;
@@ -467,8 +482,10 @@ static void fill_stats(struct profile_stats *st, const struct options *o)
 	st->samples = atomic_load(&sampler_counters.samples);
 	st->dropped = atomic_load(&sampler_counters.dropped);
 	st->overflow = atomic_load(&sampler_counters.overflow);
-	for (int i = 0; i < ERR_COUNT; i++)
+	for (int i = 0; i < ERR_COUNT; i++) {
 		st->errors[i] = atomic_load(&sampler_counters.errors[i]);
+		st->recovered[i] = atomic_load(&sampler_counters.recovered[i]);
+	}
 	st->errors[ERR_STORAGE_OVERFLOW] = st->overflow;
 	st->cost_ns = (uint64_t)((double)atomic_load(&sampler_counters.cost_tsc) / (tsc_per_ns > 0 ? tsc_per_ns : 1));
 	st->cost_samples = st->samples;

@@ -183,6 +183,59 @@ static uint64_t context_pc(void *ucontext)
 	return (uint64_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
 }
 
+static int in_code(uintptr_t pc)
+{
+	return pc >= config.code_lo && pc < config.code_hi;
+}
+
+/* AsyncGetCallTrace gives up when the thread is inside code that has no frame of its own: vtable and
+ * itable stubs, arraycopy and other runtime stubs, a method's prologue. Unwind one such frame by its
+ * known shapes and ask again from the caller:
+ *   1. frameless: the return address is at sp (stubs that jump on, the first instruction of a method);
+ *   2. rbp frame: the stub pushed rbp (enter), return address at rbp+8.
+ * Not yet recovered: a compiled method entered from the interpreter (return address into the
+ * interpreter; AGCT refuses that frame) - see docs/NOTES.md.
+ * Only the word at sp and words of a frame between sp and sp+64 KiB that rbp points to are read, each
+ * candidate return address must lie in the code cache, and AGCT checks the rest. */
+static int recover(struct raw_frame *frames, int depth, void *ucontext, void *env, uint64_t *stub_pc)
+{
+	ucontext_t *uc = ucontext;
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	uintptr_t fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+	if (!config.code_lo || !in_code(pc) || (sp & 7) != 0)
+		return 0;
+	ucontext_t copy;
+	for (int i = 0; i < NGREG; i++)
+		copy.uc_mcontext.gregs[i] = uc->uc_mcontext.gregs[i];
+	copy.uc_mcontext.fpregs = uc->uc_mcontext.fpregs;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		uintptr_t npc, nsp, nfp = fp;
+		if (attempt == 0) {
+			npc = *(const uintptr_t *)sp;
+			nsp = sp + 8;
+		} else {
+			if (fp <= sp || fp - sp > 65536 || (fp & 7) != 0)
+				break;
+			npc = ((const uintptr_t *)fp)[1];
+			nsp = fp + 16;
+			nfp = ((const uintptr_t *)fp)[0];
+		}
+		if (!in_code(npc))
+			continue;
+		copy.uc_mcontext.gregs[REG_RIP] = (greg_t)npc;
+		copy.uc_mcontext.gregs[REG_RSP] = (greg_t)nsp;
+		copy.uc_mcontext.gregs[REG_RBP] = (greg_t)nfp;
+		sampler_agct_trace trace = {env, 0, (sampler_agct_frame *)frames};
+		config.agct(&trace, depth, &copy);
+		if (trace.num_frames > 0) {
+			*stub_pc = pc;
+			return trace.num_frames;
+		}
+	}
+	return 0;
+}
+
 /* Fills frames leaf first; returns the count (>= 1). */
 static int walk(struct raw_frame *frames, void *ucontext, int tid, uint32_t *serial)
 {
@@ -203,12 +256,31 @@ static int walk(struct raw_frame *frames, void *ucontext, int tid, uint32_t *ser
 	sampler_agct_trace trace = {env, 0, (sampler_agct_frame *)frames};
 	config.agct(&trace, cut, ucontext);
 	int n = trace.num_frames;
+	uint64_t stub_pc = 0;
+	if (n <= 0 && ucontext && (n == -ERR_UNKNOWN_JAVA || n == -ERR_NOT_WALKABLE_JAVA ||
+				   n == -ERR_UNKNOWN_NOT_JAVA || n == -ERR_NOT_WALKABLE_NOT_JAVA)) {
+		/* leave frames[0] for the stub: the recovered Java frames go after it */
+		int e = -n;
+		int got = recover(frames + 1, cut - 1, ucontext, env, &stub_pc);
+		if (got > 0) {
+			atomic_fetch_add_explicit(&sampler_counters.recovered[e], 1, memory_order_relaxed);
+			atomic_fetch_add_explicit(&sampler_counters.errors[e], 1, memory_order_relaxed);
+			for (int i = 1; i <= got; i++)
+				frames[i].kind = RAW_JAVA;
+			frames[0].bci = 0;
+			frames[0].kind = RAW_STUB;
+			frames[0].id = stub_pc;
+			n = got + 1;
+			goto cut_check;
+		}
+	}
 	if (n <= 0) {
 		int e = -n;
 		return error_frame(frames, e >= 0 && e <= ERR_SAFEPOINT ? (enum trace_error)e : ERR_UNKNOWN);
 	}
 	for (int i = 0; i < n; i++)
 		frames[i].kind = RAW_JAVA;
+cut_check:
 	if (n > config.depth) {
 		int root = config.depth_root;
 		int leaf = config.depth - root;

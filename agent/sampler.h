@@ -41,6 +41,7 @@ struct sampler_config {
 	enum sampler_rearm rearm;
 	int64_t interval;      /* mean interval (ns, or events for perf counters) for re-arming */
 	int wall_state;        /* wall samples get a root frame [running] / [sleeping] */
+	uintptr_t code_lo, code_hi; /* HotSpot's code cache; 0 = unknown (no recovery of failed walks) */
 };
 
 /* Wall-clock samples arrive as SI_QUEUE signals whose value is SAMPLER_WALL_COOKIE | state. */
@@ -65,6 +66,7 @@ struct sampler_counters {
 	_Atomic uint64_t overflow;
 	_Atomic uint64_t cost_tsc;
 	_Atomic uint64_t errors[ERR_COUNT];
+	_Atomic uint64_t recovered[ERR_COUNT]; /* AGCT failures whose stack was recovered by unwinding a stub */
 };
 
 extern struct sampler_counters sampler_counters;

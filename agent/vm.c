@@ -324,6 +324,60 @@ out:
 	return result;
 }
 
+/* JIT runtime stubs (DynamicCodeGenerated): name by address range, looked up at dump time */
+struct stub {
+	uintptr_t start, end;
+	char *name;
+};
+static pthread_mutex_t stub_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct stub *stubs;
+static size_t n_stubs, cap_stubs;
+
+static void JNICALL on_dynamic_code(jvmtiEnv *j, const char *name, const void *address, jint length)
+{
+	(void)j;
+	pthread_mutex_lock(&stub_lock);
+	if (n_stubs == cap_stubs) {
+		size_t cap = cap_stubs ? cap_stubs * 2 : 512;
+		struct stub *grown = realloc(stubs, cap * sizeof(*grown));
+		if (!grown)
+			goto out;
+		stubs = grown;
+		cap_stubs = cap;
+	}
+	stubs[n_stubs].start = (uintptr_t)address;
+	stubs[n_stubs].end = (uintptr_t)address + (uintptr_t)length;
+	stubs[n_stubs].name = strdup(name ? name : "stub");
+	if (stubs[n_stubs].name)
+		n_stubs++;
+out:
+	pthread_mutex_unlock(&stub_lock);
+}
+
+const char *vm_stub_name(uintptr_t pc)
+{
+	const char *name = NULL;
+	pthread_mutex_lock(&stub_lock);
+	/* newest first: a range may have been reused */
+	for (size_t i = n_stubs; i-- > 0;)
+		if (pc >= stubs[i].start && pc < stubs[i].end) {
+			name = stubs[i].name;
+			break;
+		}
+	pthread_mutex_unlock(&stub_lock);
+	return name;
+}
+
+void vm_code_cache(uintptr_t *lo, uintptr_t *hi)
+{
+	void **l = vmstructs_static_address("CodeCache", "_low_bound");
+	void **h = vmstructs_static_address("CodeCache", "_high_bound");
+	*lo = l ? (uintptr_t)*l : 0;
+	*hi = h ? (uintptr_t)*h : 0;
+	if (*lo >= *hi)
+		*lo = *hi = 0;
+}
+
 static sampler_agct_fn find_agct(void)
 {
 	void *f = dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
@@ -365,6 +419,7 @@ int vm_init(JavaVM *vm, int live, const struct vm_hooks *h)
 	cb.ClassLoad = on_class_load;
 	cb.ClassPrepare = on_class_prepare;
 	cb.SampledObjectAlloc = on_sampled_alloc;
+	cb.DynamicCodeGenerated = on_dynamic_code;
 	cb.MonitorContendedEnter = on_monitor_enter;
 	cb.MonitorContendedEntered = on_monitor_entered;
 	(*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb));
@@ -373,6 +428,9 @@ int vm_init(JavaVM *vm, int live, const struct vm_hooks *h)
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
 		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL);
 
+	(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_DYNAMIC_CODE_GENERATED, NULL);
+	if (live)
+		(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
 	agct = find_agct();
 	if (!agct)
 		log_warn("AsyncGetCallTrace not found in this JVM: Java stacks are not available");

@@ -56,6 +56,11 @@ const char *vm_class_name(uint64_t id);
 /* Address of a symbol of libjvm.so from its ELF .symtab (local symbols too, e.g. "Unsafe_Park"), or NULL. */
 void *vm_jvm_symbol(const char *name);
 
+/* Name of the JIT runtime stub containing pc ("vtable stub", "StubRoutines (1)", ...), or NULL. */
+const char *vm_stub_name(uintptr_t pc);
+/* HotSpot's code cache bounds from vmStructs; both 0 when unknown. */
+void vm_code_cache(uintptr_t *lo, uintptr_t *hi);
+
 /* Writes the display name of a method into out per the FRAMES_* flags: "java/lang/String.split".
  * Cached; dump time only. Returns out. */
 const char *vm_method_name(jmethodID m, unsigned flags, char *out, size_t outlen);

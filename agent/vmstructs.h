@@ -7,5 +7,7 @@
 
 /* Offset of a non-static field, e.g. ("OSThread", "_thread_id"), or -1 when the table or field is absent. */
 long vmstructs_offset(const char *type, const char *field);
+/* Address of a static field, e.g. ("CodeCache", "_low_bound"), or NULL. */
+void *vmstructs_static_address(const char *type, const char *field);
 
 #endif
