@@ -30,6 +30,13 @@ int out_collapsed(const struct model *m, const struct render_opts *r, FILE *f);
 int out_text(const struct model *m, const struct render_opts *r, const struct profile_stats *st, unsigned bits,
 	     FILE *f);
 
+/* Interactive HTML flame graph (canvas; hover, zoom, regex search, flame/icicle, reversed, tree view). */
+int out_flamegraph_html(const struct model *m, const struct render_opts *r, FILE *f);
+/* Standalone interactive SVG flame graph (hover details, click zoom, search, reset). */
+int out_flamegraph_svg(const struct model *m, const struct render_opts *r, FILE *f);
+/* HTML call tree: nested <details>, total and self per node, children by weight. */
+int out_tree(const struct model *m, const struct render_opts *r, FILE *f);
+
 /* Whole-file output. out_open: "-" or "" -> stdout; otherwise creates "<path>.tmp.<pid>" next to path.
  * Returns NULL with a message in err ("cannot write /x/out.html: No such file or directory").
  * out_commit flushes, closes and renames onto the final path (0 or -errno, message in err);

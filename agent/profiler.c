@@ -453,11 +453,11 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 	return model_add(c->m, c->frames, n, samples, weight) == 0 ? 0 : -ENOMEM;
 }
 
-static struct model *build_model(const struct options *o)
+static struct model *build_model(const struct options *o, int reverse)
 {
 	struct resolve_ctx c = {.o = o};
 	c.flags = (o->dot ? FRAMES_DOT : 0) | (o->simple ? FRAMES_SIMPLE : 0) | (o->sig ? FRAMES_SIG : 0);
-	c.m = model_create(o->reverse);
+	c.m = model_create(reverse);
 	c.frames = calloc(CALLTRACE_MAX_FRAMES, sizeof(*c.frames));
 	c.names = calloc(CALLTRACE_MAX_FRAMES, sizeof(*c.names));
 	if (!c.m || !c.frames || !c.names) {
@@ -522,9 +522,9 @@ static const char *format_phrase(unsigned bits)
 static int write_profile(const struct options *o)
 {
 	unsigned bits = options_outputs(o);
-	if (bits & (OUT_FLAMEGRAPH | OUT_SVG | OUT_TREE | OUT_JFR)) {
-		log_error("output %s is not available in this version (available: collapsed, flat, traces, summary)",
-			  format_phrase(bits));
+	if (bits & OUT_JFR) {
+		log_error("output %s is not available in this version (available: collapsed, flamegraph, svg, tree, "
+			  "flat, traces, summary)", format_phrase(bits));
 		return FA_RC_OUTPUT;
 	}
 	char path[FA_MAX_PATH] = "-", warn[512] = "";
@@ -538,7 +538,8 @@ static int write_profile(const struct options *o)
 		if (warn[0])
 			log_warn("%s", warn);
 	}
-	struct model *m = build_model(o);
+	/* the HTML page reverses the tree itself (a button), so it always gets the normal tree */
+	struct model *m = build_model(o, o->reverse && !(bits & OUT_FLAMEGRAPH));
 	if (!m) {
 		log_error("out of memory while building the profile");
 		return FA_RC_OUTPUT;
@@ -553,6 +554,12 @@ static int write_profile(const struct options *o)
 	if (rc == 0) {
 		if (bits & OUT_TEXT_MASK)
 			rc = out_text(m, &r, &st, bits & OUT_TEXT_MASK, of.f);
+		else if (bits & OUT_FLAMEGRAPH)
+			rc = out_flamegraph_html(m, &r, of.f);
+		else if (bits & OUT_SVG)
+			rc = out_flamegraph_svg(m, &r, of.f);
+		else if (bits & OUT_TREE)
+			rc = out_tree(m, &r, of.f);
 		else
 			rc = out_collapsed(m, &r, of.f);
 		if (rc != 0) {

@@ -219,8 +219,72 @@ static void test_files(void)
 	rmdir(path);
 }
 
+static char *render_fmt(const struct model *m, const struct render_opts *r,
+			int (*fn)(const struct model *, const struct render_opts *, FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CHECK_INT(0, fn(m, r, f));
+	fclose(f);
+	return buf;
+}
+
+static void test_graphs(void)
+{
+	struct options o;
+	options_init(&o);
+	struct render_opts r;
+	out_render_init(&r, &o, "ns");
+	struct model *m = build(0);
+	struct model_frame evil[2] = {{"Main.main", FK_JAVA}, {"</script><script>window.pwned=1</script>&\"'", FK_NATIVE}};
+	model_add(m, evil, 2, 1, 10);
+	char *html = render_fmt(m, &r, out_flamegraph_html);
+	CHECK(strstr(html, "<!DOCTYPE html>") == html);
+	CHECK(strstr(html, "window.pwned") != NULL);
+	CHECK(strstr(html, "<script>window.pwned") == NULL); /* '<' escaped inside the data */
+	CHECK(strstr(html, "\\u003c/script\\u003e") != NULL);
+	CHECK(strstr(html, "\"Main.inner\"") != NULL);
+	CHECK(strstr(html, "/*DATA*/") == NULL);
+	char *svg = render_fmt(m, &r, out_flamegraph_svg);
+	CHECK(strstr(svg, "<svg ") != NULL);
+	CHECK(strstr(svg, "&lt;/script&gt;&lt;script&gt;window.pwned=1") != NULL);
+	CHECK(strstr(svg, "Main.inner (50 samples, 49.02%)") != NULL);
+	char *tree = render_fmt(m, &r, out_tree);
+	CHECK(strstr(tree, "&lt;/script&gt;") != NULL);
+	CHECK(strstr(tree, "<script>window") == NULL);
+	/* children by weight: main (86) before worker (13) */
+	CHECK(strstr(tree, "[main tid=1]") < strstr(tree, "[worker tid=2]"));
+	/* minwidth prunes frames under the threshold */
+	r.minwidth = 5;
+	char *pruned = render_fmt(m, &r, out_flamegraph_svg);
+	CHECK(strstr(pruned, "G1RemSet") == NULL);
+	CHECK(strstr(pruned, "Main.inner") != NULL);
+	const char *dir = getenv("FA_RENDER_DIR");
+	if (dir) {
+		/* pages for the browser test (test/integration/t_browser.sh) */
+		const char *names[3] = {"fixture.html", "fixture.svg", "fixture-tree.html"};
+		char *docs[3] = {html, svg, tree};
+		for (int i = 0; i < 3; i++) {
+			char path[512];
+			snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+			FILE *f = fopen(path, "w");
+			if (f) {
+				fputs(docs[i], f);
+				fclose(f);
+			}
+		}
+	}
+	free(html);
+	free(svg);
+	free(tree);
+	free(pruned);
+	model_destroy(m);
+}
+
 int main(void)
 {
+	test_graphs();
 	test_model();
 	test_writers();
 	test_big();
