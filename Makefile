@@ -28,7 +28,7 @@ JAVAC := $(JAVA_HOME)/bin/javac
 
 REQ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -fno-omit-frame-pointer -fPIC -fvisibility=hidden -pthread \
-	-Iinclude -Iagent -Ibuild/gen -isystem $(JAVA_HOME)/include -isystem $(JAVA_HOME)/include/linux -MMD -MP
+	-Iinclude -Iagent -Ilauncher -Ibuild/gen -isystem $(JAVA_HOME)/include -isystem $(JAVA_HOME)/include/linux -MMD -MP
 ifeq ($(WERROR),1)
 REQ_CFLAGS += -Werror
 endif
@@ -108,7 +108,7 @@ build/bin/flameconv: $(call obj,$(FLAMECONV_SRCS)) $(PURE_OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(SAN_LDFLAGS) -o $@ $^ $(LIBS)
 
-build/test/%: build/obj/test/unit/%.o $(PURE_OBJS)
+build/test/%: build/obj/test/unit/%.o $(PURE_OBJS) $(call obj,$(wildcard launcher/read_*.c))
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(SAN_LDFLAGS) -o $@ $^ $(LIBS)
 

@@ -13,6 +13,7 @@ struct model_node {
 	struct model_node *parent;
 	const struct model *model;
 	uint64_t total[2], self[2]; /* [0] samples, [1] weight */
+	uint64_t base_self;         /* diff: self samples of the base profile */
 	struct model_node **children;
 	uint32_t n_children, cap_children;
 };
@@ -21,6 +22,8 @@ struct model_node {
 
 struct model {
 	int reverse;
+	int has_base;
+	uint64_t base_total;
 	struct model_node root;
 	/* node storage: chunks, so node pointers stay valid */
 	struct model_node **chunks;
@@ -265,6 +268,57 @@ int model_add(struct model *m, const struct model_frame *frames, int n, uint64_t
 	node->self[0] += samples;
 	node->self[1] += weight;
 	return 0;
+}
+
+static struct model_node *find_child(struct model *m, struct model_node *parent, uint32_t name, int kind)
+{
+	if (!m->child_index_cap)
+		return NULL;
+	size_t s = child_hash(parent, name, kind, m->child_index_cap);
+	while (m->child_index[s]) {
+		struct model_node *c = m->child_index[s];
+		if (c->parent == parent && c->name == name && c->kind == kind)
+			return c;
+		s = (s + 1) & (m->child_index_cap - 1);
+	}
+	return NULL;
+}
+
+int model_add_base(struct model *m, const struct model_frame *frames, int n, uint64_t samples)
+{
+	m->has_base = 1;
+	m->base_total += samples;
+	struct model_node *node = &m->root;
+	for (int i = 0; i < n && node; i++) {
+		const struct model_frame *f = &frames[m->reverse ? n - 1 - i : i];
+		uint32_t id;
+		if (intern(m, f->name, &id))
+			return -ENOMEM;
+		/* the same method may be compiled in one run and inlined in the other: match by name */
+		struct model_node *next = find_child(m, node, id, f->kind);
+		for (uint32_t c = 0; !next && c < node->n_children; c++)
+			if (node->children[c]->name == id)
+				next = node->children[c];
+		node = next;
+	}
+	if (node && node != &m->root)
+		node->base_self += samples;
+	return 0;
+}
+
+int model_has_base(const struct model *m)
+{
+	return m->has_base;
+}
+
+uint64_t model_base_total(const struct model *m)
+{
+	return m->base_total;
+}
+
+uint64_t model_node_base_self(const struct model_node *n)
+{
+	return n->base_self;
 }
 
 static int glob(const char *p, const char *s)

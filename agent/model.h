@@ -63,6 +63,17 @@ void model_destroy(struct model *m);
  * Returns 0 or -ENOMEM. */
 int model_add(struct model *m, const struct model_frame *frames, int n, uint64_t samples, uint64_t weight);
 
+struct model_node;
+
+/* Differential profiles (flameconv --diff): counts of the base profile on the NEW profile's shape. Adds
+ * samples to the base counts of the nodes of frames (root first) that exist already; frames the model
+ * lacks are counted only in the base total. 0 or -ENOMEM. */
+int model_add_base(struct model *m, const struct model_frame *frames, int n, uint64_t samples);
+/* Whether base counts were added; the base's total samples. */
+int model_has_base(const struct model *m);
+uint64_t model_base_total(const struct model *m);
+uint64_t model_node_base_self(const struct model_node *n);
+
 /* Whether a trace passes include= / exclude= globs ('*' any run of characters) matched against whole
  * frame names: at least one frame matches some include (when any are given) and no frame matches any
  * exclude. */

@@ -5,13 +5,14 @@
 #include "out.h"
 
 struct walk {
+	int diff;
 	const struct render_opts *r;
 	FILE *f;
 	const struct model_node **path;
 	int cap;
 };
 
-static void print_path(struct walk *w, int depth, uint64_t count)
+static void print_path(struct walk *w, int depth, uint64_t count, uint64_t base, int diff)
 {
 	for (int i = 0; i < depth; i++) {
 		const struct model_node *n = w->path[i];
@@ -20,6 +21,8 @@ static void print_path(struct walk *w, int depth, uint64_t count)
 			fputs(model_kind_suffix(model_node_kind(n)), w->f);
 		fputc(i + 1 < depth ? ';' : ' ', w->f);
 	}
+	if (diff)
+		fprintf(w->f, "%llu ", (unsigned long long)base);
 	fprintf(w->f, "%llu\n", (unsigned long long)count);
 }
 
@@ -36,8 +39,8 @@ static int visit(struct walk *w, const struct model_node *n, int depth)
 		}
 		w->path[depth - 1] = n;
 		uint64_t self = model_node_self(n, w->r->total);
-		if (self)
-			print_path(w, depth, self);
+		if (self || (w->diff && model_node_base_self(n)))
+			print_path(w, depth, self, model_node_base_self(n), w->diff);
 	}
 	const struct model_node *const *children;
 	size_t nc = model_node_children(n, &children);
@@ -51,7 +54,7 @@ static int visit(struct walk *w, const struct model_node *n, int depth)
 
 int out_collapsed(const struct model *m, const struct render_opts *r, FILE *f)
 {
-	struct walk w = {r, f, malloc(256 * sizeof(*w.path)), 256};
+	struct walk w = {model_has_base(m), r, f, malloc(256 * sizeof(*w.path)), 256};
 	if (!w.path)
 		return -ENOMEM;
 	int rc = visit(&w, model_root(m), 0);

@@ -1,6 +1,7 @@
 /* Flame graph writers: the interactive HTML page (agent/res/flamegraph.html with the profile embedded as
  * compact JSON) and a standalone interactive SVG. Dump time / flameconv. */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,7 @@ static void names_free(struct names *t)
 }
 
 struct emit {
+	int diff;
 	FILE *f;
 	const struct render_opts *r;
 	struct names names;
@@ -113,6 +115,8 @@ static void emit_nodes(struct emit *e, const struct model_node *n, int depth)
 		}
 		fprintf(e->f, "%s%d,%u,%d,%llu,%llu", e->first ? "" : ",", depth, idx + 1, (int)model_node_kind(ch[i]),
 			(unsigned long long)total, (unsigned long long)model_node_self(ch[i], e->r->total));
+		if (e->diff)
+			fprintf(e->f, ",%llu", (unsigned long long)model_node_base_self(ch[i]));
 		e->first = 0;
 		if ((depth & 7) == 7)
 			fputc('\n', e->f);
@@ -139,14 +143,15 @@ int out_flamegraph_html(const struct model *m, const struct render_opts *r, FILE
 	if (!start || !end)
 		return -EINVAL;
 	fwrite(tpl, 1, (size_t)(start - tpl), f);
-	struct emit e = {f, r, {0}, 0, 1, 0};
+	struct emit e = {model_has_base(m), f, r, {0}, 0, 1, 0};
 	uint64_t all = model_node_total(model_root(m), r->total);
 	e.min_total = r->minwidth > 0 ? (uint64_t)((double)all * r->minwidth / 100.0) : 0;
 	fputs("{\"title\":", f);
 	json_str(f, default_title(r));
 	fprintf(f, ",\"unit\":");
 	json_str(f, r->total ? r->unit : "samples");
-	fprintf(f, ",\"reverse\":%d,\"inverted\":%d,\"nodes\":[\n", r->reverse ? 1 : 0, r->inverted ? 1 : 0);
+	fprintf(f, ",\"reverse\":%d,\"inverted\":%d,\"diff\":%d,\"baseTotal\":%llu,\"nodes\":[\n", r->reverse ? 1 : 0,
+		r->inverted ? 1 : 0, e.diff, (unsigned long long)model_base_total(m));
 	emit_nodes(&e, model_root(m), 0);
 	fputs("],\n\"names\":[\"all\"", f);
 	for (size_t i = 0; i < e.names.n; i++) {
@@ -187,10 +192,12 @@ static const int svg_rgb[FK_COUNT][3] = {
 };
 
 struct svg {
+	int diff;
+	double max_delta;
 	FILE *f;
 	const struct render_opts *r;
 	double width, frame_h, top;
-	uint64_t all, min_total;
+	uint64_t all, min_total, base_total;
 	int rows;
 };
 
@@ -208,6 +215,27 @@ static int max_depth(const struct model_node *n, uint64_t min_total, int by_weig
 	return d;
 }
 
+/* diff: change of a frame's self share between base and new */
+static double delta(const struct svg *s, const struct model_node *n)
+{
+	double now = s->all ? (double)model_node_self(n, s->r->total) / (double)s->all : 0;
+	double before = s->base_total ? (double)model_node_base_self(n) / (double)s->base_total : 0;
+	return now - before;
+}
+
+static double max_delta(const struct svg *s, const struct model_node *n)
+{
+	double m = model_node_parent(n) ? fabs(delta(s, n)) : 0;
+	const struct model_node *const *ch;
+	size_t nc = model_node_children(n, &ch);
+	for (size_t i = 0; i < nc; i++) {
+		double c = max_delta(s, ch[i]);
+		if (c > m)
+			m = c;
+	}
+	return m;
+}
+
 static void svg_frame(struct svg *s, const struct model_node *n, double x, int depth)
 {
 	uint64_t total = model_node_total(n, s->r->total);
@@ -220,14 +248,22 @@ static void svg_frame(struct svg *s, const struct model_node *n, double x, int d
 	for (const char *p = name; *p; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
 	int v = (int)(h % 40) - 20;
+	int rgb[3] = {svg_rgb[k][0] + v, svg_rgb[k][1] + v, svg_rgb[k][2] + v};
+	if (s->diff && depth) {
+		/* red: its self share grew from base to new; blue: it shrank; white: unchanged */
+		double d = delta(s, n), a = s->max_delta > 0 ? fabs(d) / s->max_delta : 0;
+		int fade = (int)(255 * (1 - a));
+		rgb[0] = d > 0 ? 255 : fade;
+		rgb[1] = fade;
+		rgb[2] = d < 0 ? 255 : fade;
+	}
+	for (int i = 0; i < 3; i++)
+		rgb[i] = rgb[i] < 0 ? 0 : rgb[i] > 255 ? 255 : rgb[i];
 	fprintf(s->f, "<g><title>");
 	xml_str(s->f, name);
 	fprintf(s->f, " (%llu %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\"/>",
 		(unsigned long long)total, s->r->total ? s->r->unit : "samples",
-		s->all ? 100.0 * (double)total / (double)s->all : 0.0, x, y, w, s->frame_h - 1,
-		svg_rgb[k][0] + v < 0 ? 0 : svg_rgb[k][0] + v > 255 ? 255 : svg_rgb[k][0] + v,
-		svg_rgb[k][1] + v < 0 ? 0 : svg_rgb[k][1] + v > 255 ? 255 : svg_rgb[k][1] + v,
-		svg_rgb[k][2] + v < 0 ? 0 : svg_rgb[k][2] + v > 255 ? 255 : svg_rgb[k][2] + v);
+		s->all ? 100.0 * (double)total / (double)s->all : 0.0, x, y, w, s->frame_h - 1, rgb[0], rgb[1], rgb[2]);
 	fprintf(s->f, "<text x=\"%.1f\" y=\"%.1f\"></text></g>\n", x + 3, y + s->frame_h * 0.7);
 	const struct model_node *const *ch;
 	size_t nc = model_node_children(n, &ch);
@@ -302,10 +338,13 @@ static const char svg_script[] =
 
 int out_flamegraph_svg(const struct model *m, const struct render_opts *r, FILE *f)
 {
-	struct svg s = {f, r, r->width > 0 ? r->width : 1200, r->height > 0 ? r->height : 16, 40, 0, 0, 0};
+	struct svg s = {model_has_base(m), 0, f, r, r->width > 0 ? r->width : 1200, r->height > 0 ? r->height : 16, 40, 0, 0, 0, 0};
 	s.all = model_node_total(model_root(m), r->total);
 	s.min_total = r->minwidth > 0 ? (uint64_t)((double)s.all * r->minwidth / 100.0) : 0;
 	s.rows = max_depth(model_root(m), s.min_total, r->total) + 1;
+	s.base_total = model_base_total(m);
+	if (s.diff)
+		s.max_delta = max_delta(&s, model_root(m));
 	if (s.rows * s.frame_h > 32000)
 		s.frame_h = 32000.0 / s.rows;
 	double height = s.top + s.rows * s.frame_h + 30;
