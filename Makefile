@@ -108,7 +108,7 @@ build/bin/flameconv: $(call obj,$(FLAMECONV_SRCS)) $(PURE_OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(SAN_LDFLAGS) -o $@ $^ $(LIBS)
 
-build/test/%: build/obj/test/unit/%.o $(PURE_OBJS) $(call obj,$(wildcard launcher/read_*.c))
+build/test/%: build/obj/test/unit/%.o $(PURE_OBJS) $(call obj,$(wildcard launcher/read_*.c launcher/attach.c launcher/proc.c))
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(SAN_LDFLAGS) -o $@ $^ $(LIBS)
 
