@@ -168,6 +168,19 @@ int calltrace_put(struct calltrace_table *t, const struct raw_frame *frames, int
 	return (uint64_t)ref == t->n_slots ? -ENOSPC : 0;
 }
 
+int calltrace_get_ref(const struct calltrace_table *t, int64_t ref, const struct raw_frame **frames, int *n)
+{
+	if (ref < 0 || (uint64_t)ref > t->n_slots)
+		return -EINVAL;
+	const struct slot *s = &t->slots[ref];
+	uint32_t len = atomic_load_explicit(&s->n, memory_order_acquire);
+	if (!len)
+		return -EINVAL;
+	*frames = &t->arena[atomic_load_explicit(&s->offset, memory_order_relaxed)];
+	*n = (int)len;
+	return 0;
+}
+
 int calltrace_is_overflow_ref(const struct calltrace_table *t, int64_t ref)
 {
 	return (uint64_t)ref == t->n_slots;

@@ -76,6 +76,9 @@ int64_t calltrace_put_ref(struct calltrace_table *t, const struct raw_frame *fra
  * since its last clear). */
 void calltrace_add_ref(struct calltrace_table *t, int64_t ref, uint64_t samples, uint64_t weight);
 
+/* The frames of the trace ref refers to; 0, or -EINVAL for a ref not (yet) published. Outside handlers. */
+int calltrace_get_ref(const struct calltrace_table *t, int64_t ref, const struct raw_frame **frames, int *n);
+
 /* Signal-safe. Whether ref is the [storage_overflow] trace's. */
 int calltrace_is_overflow_ref(const struct calltrace_table *t, int64_t ref);
 

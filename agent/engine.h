@@ -11,6 +11,7 @@ struct engine_config {
 	char event[64];    /* the event name asked for */
 	char filter[256];  /* wall: thread ids "12;15-20" ("" = all) */
 	int depth;         /* alloc, lock: Java frames to record */
+	double tsc_per_ns; /* wall: to time batched samples in the event log */
 };
 
 struct engine {

@@ -33,6 +33,7 @@ struct wall_thread {
 
 static struct engine_config cfg;
 static int64_t idle_slack_ns;
+static double tsc_per_ns;
 static pthread_t sampler_thread;
 static int running;
 static _Atomic int stop_flag;
@@ -116,10 +117,18 @@ static void refresh(void)
 	cap_list = cap;
 }
 
-static void credit(struct calltrace_table *table, int64_t ref, uint32_t ticks)
+/* Counts `ticks` idle samples of tid on its last stack: the latest at now, the others one interval
+ * apart before it (the ticks at which it was skipped). */
+static void credit(struct calltrace_table *table, int64_t ref, uint32_t ticks, int tid)
 {
 	calltrace_add_ref(table, ref, ticks, (uint64_t)cfg.interval * ticks);
 	atomic_fetch_add_explicit(&sampler_counters.samples, ticks, memory_order_relaxed);
+	uint64_t now = sampler_tsc(), step = (uint64_t)((double)cfg.interval * tsc_per_ns);
+	uint32_t serial;
+	threads_lookup(tid, &serial);
+	for (uint32_t k = 0; k < ticks; k++)
+		sampler_log_event(now - (uint64_t)(ticks - 1 - k) * step, ref, tid, serial, (uint64_t)cfg.interval,
+				  SAMPLER_STATE_SLEEPING);
 }
 
 /* Java threads announced by JVMTI since the last tick join at once; others at the next rescan. */
@@ -170,7 +179,7 @@ static void sample_all(pid_t pid)
 		int sleeping = t->cpu_ns >= 0 && now - t->cpu_ns <= idle_slack_ns;
 		if (sleeping && t->sleeping && ref >= 0) {
 			/* idle since its last (sleeping) sample: the same stack, without waking it */
-			credit(table, ref, t->pending + 1);
+			credit(table, ref, t->pending + 1, t->tid);
 			t->pending = 0;
 			t->cpu_ns = now;
 			t->backoff = t->backoff < MAX_BACKOFF ? t->backoff * 2 : MAX_BACKOFF;
@@ -178,7 +187,7 @@ static void sample_all(pid_t pid)
 			continue;
 		}
 		if (t->pending && ref >= 0)
-			credit(table, ref, t->pending); /* it woke at some point in those ticks */
+			credit(table, ref, t->pending, t->tid); /* it woke at some point in those ticks */
 		t->pending = 0;
 		t->backoff = 1;
 		siginfo_t si;
@@ -258,6 +267,7 @@ static void parse_filter(const char *f)
 static int wall_start(const struct engine_config *c, char *err, unsigned errlen)
 {
 	cfg = *c;
+	tsc_per_ns = c->tsc_per_ns > 0 ? c->tsc_per_ns : 1;
 	idle_slack_ns = cfg.interval / 100 > 100000 ? cfg.interval / 100 : 100000;
 	parse_filter(cfg.filter);
 	int rc = engine_install_handler(cfg.signo);
@@ -290,7 +300,7 @@ static void wall_stop(void)
 	for (size_t i = 0; i < n_list; i++) {
 		int64_t ref = sampler_wall_last_ref(list[i].tid);
 		if (list[i].pending && ref >= 0)
-			credit(sampler_table(), ref, list[i].pending);
+			credit(sampler_table(), ref, list[i].pending, list[i].tid);
 		list[i].pending = 0;
 	}
 }

@@ -18,6 +18,7 @@
 #include "engine.h"
 #include "flameagent.h"
 #include "frames.h"
+#include "jfr.h"
 #include "log.h"
 #include "model.h"
 #include "out.h"
@@ -40,6 +41,8 @@ static struct timespec started_at;
 static uint64_t duration_ns;    /* accumulated over start/resume */
 static double tsc_per_ns;
 static int file_seq;
+static int64_t session_start_ns; /* CLOCK_REALTIME at start, for JFR times */
+static uint64_t session_start_tsc;
 
 static uint64_t now_ns(void)
 {
@@ -138,6 +141,7 @@ static int start_engine(const struct options *o)
 	snprintf(cfg.event, sizeof(cfg.event), "%s", o->event[0] ? o->event : "cpu");
 	snprintf(cfg.filter, sizeof(cfg.filter), "%s", o->filter);
 	cfg.depth = o->jstackdepth;
+	cfg.tsc_per_ns = tsc_per_ns;
 	char err[512] = "";
 	int rc = e->start(&cfg, err, sizeof(err));
 	if (rc < 0 && e == &engine_perf && (!o->event[0] || strcmp(o->event, "cpu") == 0)) {
@@ -310,6 +314,15 @@ static int do_start(const struct options *given, int resume)
 	} else if (sampler_setup(&sc) != 0) {
 		log_error("cannot allocate the sampler's buffers");
 		return FA_RC_ENGINE;
+	}
+	if (!keep) {
+		/* the event log feeds JFR output: one entry per sample, about 1/8 of memlimit */
+		if (sampler_log_setup((uint64_t)o->memlimit / 8 / sizeof(struct sampler_event)) != 0)
+			log_warn("cannot allocate the event log: JFR output will hold no events");
+		struct timespec rt;
+		clock_gettime(CLOCK_REALTIME, &rt);
+		session_start_ns = (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec;
+		session_start_tsc = __builtin_ia32_rdtsc();
 	}
 	vm_register_java_threads();
 	sampler_enable(1);
@@ -503,6 +516,243 @@ static void fill_stats(struct profile_stats *st, const struct options *o)
 	st->interval = interval_ns;
 }
 
+/* ---- JFR: events from the event log, stacks from the trace table ---- */
+
+struct jfr_build {
+	struct jfr_stack *stacks;
+	struct jfr_frame **frames;   /* per stack, owned */
+	const char **stack_class;    /* alloc/lock leaf class per stack */
+	int *stack_is_park;
+	uint32_t n_stacks, cap_stacks;
+	int64_t *ref_keys;           /* open addressing ref -> stack index + 1 */
+	uint32_t *ref_vals;
+	size_t ref_cap;
+	struct jfr_thread *threads;
+	int n_threads, cap_threads;
+	char **strings;              /* everything malloc'd for frames and threads */
+	size_t n_strings, cap_strings;
+};
+
+static char *keep_str(struct jfr_build *b, char *s)
+{
+	if (!s)
+		return NULL;
+	if (b->n_strings == b->cap_strings) {
+		size_t cap = b->cap_strings ? b->cap_strings * 2 : 1024;
+		char **g = realloc(b->strings, cap * sizeof(*g));
+		if (!g)
+			return s;
+		b->strings = g;
+		b->cap_strings = cap;
+	}
+	b->strings[b->n_strings++] = s;
+	return s;
+}
+
+static int jfr_stack_of(struct jfr_build *b, int64_t ref, uint32_t *out)
+{
+	if ((b->n_stacks + 1) * 2 > b->ref_cap) {
+		size_t cap = b->ref_cap ? b->ref_cap * 2 : 1024;
+		int64_t *keys = malloc(cap * sizeof(*keys));
+		uint32_t *vals = calloc(cap, sizeof(*vals));
+		if (!keys || !vals) {
+			free(keys);
+			free(vals);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < b->ref_cap; i++)
+			if (b->ref_vals[i]) {
+				size_t h = (size_t)((uint64_t)b->ref_keys[i] * 0x9E3779B97F4A7C15ull >> 17) & (cap - 1);
+				while (vals[h])
+					h = (h + 1) & (cap - 1);
+				keys[h] = b->ref_keys[i];
+				vals[h] = b->ref_vals[i];
+			}
+		free(b->ref_keys);
+		free(b->ref_vals);
+		b->ref_keys = keys;
+		b->ref_vals = vals;
+		b->ref_cap = cap;
+	}
+	size_t h = (size_t)((uint64_t)ref * 0x9E3779B97F4A7C15ull >> 17) & (b->ref_cap - 1);
+	while (b->ref_vals[h]) {
+		if (b->ref_keys[h] == ref) {
+			*out = b->ref_vals[h] - 1;
+			return 0;
+		}
+		h = (h + 1) & (b->ref_cap - 1);
+	}
+	const struct raw_frame *raw;
+	int n;
+	if (calltrace_get_ref(table, ref, &raw, &n) != 0)
+		return -EINVAL;
+	if (b->n_stacks == b->cap_stacks) {
+		uint32_t cap = b->cap_stacks ? b->cap_stacks * 2 : 256;
+		b->stacks = realloc(b->stacks, cap * sizeof(*b->stacks));
+		b->frames = realloc(b->frames, cap * sizeof(*b->frames));
+		b->stack_class = realloc(b->stack_class, cap * sizeof(*b->stack_class));
+		b->stack_is_park = realloc(b->stack_is_park, cap * sizeof(*b->stack_is_park));
+		if (!b->stacks || !b->frames || !b->stack_class || !b->stack_is_park)
+			return -ENOMEM;
+		b->cap_stacks = cap;
+	}
+	struct jfr_frame *fr = calloc((size_t)n + 1, sizeof(*fr));
+	if (!fr)
+		return -ENOMEM;
+	uint32_t idx = b->n_stacks++;
+	int k = 0, first_java = 1;
+	b->stack_class[idx] = "";
+	b->stack_is_park[idx] = 0;
+	for (int i = 0; i < n; i++) {
+		const struct raw_frame *f = &raw[i];
+		struct jfr_frame *j = &fr[k];
+		j->line = -1;
+		j->bci = -1;
+		j->class_name = "";
+		j->signature = "";
+		char buf[512];
+		switch (f->kind) {
+		case RAW_THREAD:
+		case RAW_STATE:
+			continue;
+		case RAW_CLASS:
+			b->stack_class[idx] = keep_str(b, strdup(vm_class_name(f->id)));
+			continue;
+		case RAW_JAVA:
+		case RAW_JAVA_INLINED:
+		case RAW_JAVA_INTERPRETED:
+		case RAW_JAVA_C1: {
+			char *cls, *name, *desc;
+			int line;
+			if (vm_method_parts((jmethodID)(uintptr_t)f->id, f->bci, &cls, &name, &desc, &line) != 0) {
+				j->method = "[unknown_method]";
+				j->type = JFR_FRAME_NATIVE;
+				break;
+			}
+			j->class_name = keep_str(b, cls);
+			j->method = keep_str(b, name);
+			j->signature = keep_str(b, desc);
+			j->line = line;
+			j->bci = f->bci;
+			j->type = f->kind == RAW_JAVA_INLINED ? JFR_FRAME_INLINED
+				  : f->kind == RAW_JAVA_INTERPRETED ? JFR_FRAME_INTERPRETED
+				  : f->kind == RAW_JAVA_C1 ? JFR_FRAME_C1 : JFR_FRAME_JIT;
+			if (first_java && name && cls && !strcmp(name, "park") && !strcmp(cls, "jdk/internal/misc/Unsafe"))
+				b->stack_is_park[idx] = 1;
+			first_java = 0;
+			break;
+		}
+		case RAW_ERROR:
+			j->method = calltrace_error_frame((enum trace_error)f->id);
+			j->type = JFR_FRAME_NATIVE;
+			break;
+		case RAW_STUB: {
+			const char *stub = vm_stub_name((uintptr_t)f->id);
+			if (!stub)
+				continue;
+			j->method = keep_str(b, strdup(stub));
+			j->type = JFR_FRAME_NATIVE;
+			break;
+		}
+		default:
+			native_name(f->id, buf, sizeof(buf));
+			j->method = keep_str(b, strdup(buf));
+			j->type = strstr(buf, "::") ? JFR_FRAME_CPP : JFR_FRAME_NATIVE;
+		}
+		k++;
+	}
+	b->frames[idx] = fr;
+	b->stacks[idx] = (struct jfr_stack){k, fr, 0};
+	h = (size_t)((uint64_t)ref * 0x9E3779B97F4A7C15ull >> 17) & (b->ref_cap - 1);
+	while (b->ref_vals[h])
+		h = (h + 1) & (b->ref_cap - 1);
+	b->ref_keys[h] = ref;
+	b->ref_vals[h] = idx + 1;
+	*out = idx;
+	return 0;
+}
+
+static void jfr_thread_of(struct jfr_build *b, int tid, uint32_t serial)
+{
+	for (int i = 0; i < b->n_threads; i++)
+		if (b->threads[i].tid == tid)
+			return;
+	if (b->n_threads == b->cap_threads) {
+		int cap = b->cap_threads ? b->cap_threads * 2 : 64;
+		struct jfr_thread *g = realloc(b->threads, (size_t)cap * sizeof(*g));
+		if (!g)
+			return;
+		b->threads = g;
+		b->cap_threads = cap;
+	}
+	char name[256];
+	threads_name(tid, serial, name, sizeof(name));
+	b->threads[b->n_threads++] = (struct jfr_thread){tid, keep_str(b, strdup(name[0] ? name : "thread")), serial != 0,
+							 tid};
+}
+
+static int write_jfr(const struct options *o, FILE *f)
+{
+	struct jfr_build b;
+	memset(&b, 0, sizeof(b));
+	uint64_t n = sampler_log_count();
+	const struct sampler_event *log = sampler_log_entries();
+	struct jfr_event *events = calloc(n ? n : 1, sizeof(*events));
+	if (!events)
+		return -ENOMEM;
+	const char *ev = session.event;
+	(void)o;
+	enum jfr_event_kind kind = !strcmp(ev, "wall") ? JFR_WALL_SAMPLE : !strcmp(ev, "alloc") ? JFR_ALLOC_SAMPLE
+				   : !strcmp(ev, "lock") ? JFR_MONITOR_ENTER : JFR_EXECUTION_SAMPLE;
+	uint64_t m = 0;
+	double per_ns = tsc_per_ns > 0 ? tsc_per_ns : 1;
+	for (uint64_t i = 0; i < n; i++) {
+		const struct sampler_event *e = &log[i];
+		uint32_t s;
+		if (!__atomic_load_n(&e->published, __ATOMIC_ACQUIRE) || jfr_stack_of(&b, e->ref, &s) != 0)
+			continue;
+		jfr_thread_of(&b, e->tid, e->serial);
+		struct jfr_event *je = &events[m++];
+		je->kind = kind == JFR_MONITOR_ENTER && b.stack_is_park[s] ? JFR_THREAD_PARK : kind;
+		je->time_ns = session_start_ns + (int64_t)((double)(int64_t)(e->tsc - session_start_tsc) / per_ns);
+		je->tid = e->tid;
+		je->stack = s;
+		je->weight = e->weight;
+		je->class_name = b.stack_class[s];
+		je->state = e->state;
+	}
+	struct jfr_recording rec = {
+		.start_ns = session_start_ns,
+		.duration_ns = (int64_t)duration_ns,
+		.start_ticks = 0,
+		.threads = b.threads,
+		.n_threads = b.n_threads,
+		.stacks = b.stacks,
+		.n_stacks = b.n_stacks,
+		.events = events,
+		.n_events = m,
+		.pid = (int)getpid(),
+	};
+	int rc = out_jfr(&rec, f);
+	if (sampler_log_lost())
+		log_warn("the JFR recording holds %llu of %llu samples: the event log was full (raise memlimit)",
+			 (unsigned long long)m, (unsigned long long)(m + sampler_log_lost()));
+	for (uint32_t i = 0; i < b.n_stacks; i++)
+		free(b.frames[i]);
+	for (size_t i = 0; i < b.n_strings; i++)
+		free(b.strings[i]);
+	free(b.strings);
+	free(b.stacks);
+	free(b.frames);
+	free(b.stack_class);
+	free(b.stack_is_park);
+	free(b.ref_keys);
+	free(b.ref_vals);
+	free(b.threads);
+	free(events);
+	return rc;
+}
+
 static const char *format_phrase(unsigned bits)
 {
 	if (bits & OUT_TEXT_MASK)
@@ -522,11 +772,6 @@ static const char *format_phrase(unsigned bits)
 static int write_profile(const struct options *o)
 {
 	unsigned bits = options_outputs(o);
-	if (bits & OUT_JFR) {
-		log_error("output %s is not available in this version (available: collapsed, flamegraph, svg, tree, "
-			  "flat, traces, summary)", format_phrase(bits));
-		return FA_RC_OUTPUT;
-	}
 	char path[FA_MAX_PATH] = "-", warn[512] = "";
 	if (o->file[0] && strcmp(o->file, "-") != 0) {
 		int rc = options_expand_file(o->file, (int)getpid(), (int64_t)time(NULL), file_seq, path,
@@ -552,7 +797,9 @@ static int write_profile(const struct options *o)
 	char err[FA_MAX_PATH + 256];
 	int rc = out_open(&of, path, err, sizeof(err));
 	if (rc == 0) {
-		if (bits & OUT_TEXT_MASK)
+		if (bits & OUT_JFR)
+			rc = write_jfr(o, of.f);
+		else if (bits & OUT_TEXT_MASK)
 			rc = out_text(m, &r, &st, bits & OUT_TEXT_MASK, of.f);
 		else if (bits & OUT_FLAMEGRAPH)
 			rc = out_flamegraph_html(m, &r, of.f);

@@ -47,6 +47,75 @@ static inline uint64_t rdtsc(void)
 	return __builtin_ia32_rdtsc();
 }
 
+uint64_t sampler_tsc(void)
+{
+	return rdtsc();
+}
+
+static struct sampler_event *log_entries;
+static uint64_t log_capacity;
+static size_t log_map_size;
+static _Atomic uint64_t log_next, log_lost;
+
+int sampler_log_setup(uint64_t capacity)
+{
+	atomic_store(&log_next, 0);
+	atomic_store(&log_lost, 0);
+	if (log_entries && capacity <= log_capacity) {
+		log_capacity = capacity;
+		return 0;
+	}
+	if (log_entries)
+		syscall(SYS_munmap, log_entries, log_map_size);
+	log_entries = NULL;
+	log_capacity = 0;
+	if (!capacity)
+		return 0;
+	size_t size = (size_t)capacity * sizeof(struct sampler_event);
+	long p = syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p < 0 && p > -4096)
+		return (int)p;
+	log_entries = (struct sampler_event *)p;
+	log_map_size = size;
+	log_capacity = capacity;
+	return 0;
+}
+
+uint64_t sampler_log_count(void)
+{
+	uint64_t n = atomic_load(&log_next);
+	return n < log_capacity ? n : log_capacity;
+}
+
+uint64_t sampler_log_lost(void)
+{
+	return atomic_load(&log_lost);
+}
+
+const struct sampler_event *sampler_log_entries(void)
+{
+	return log_entries;
+}
+
+void sampler_log_event(uint64_t tsc, int64_t ref, int tid, uint32_t serial, uint64_t weight, int state)
+{
+	if (!log_capacity)
+		return;
+	uint64_t i = atomic_fetch_add_explicit(&log_next, 1, memory_order_relaxed);
+	if (i >= log_capacity) {
+		atomic_fetch_add_explicit(&log_lost, 1, memory_order_relaxed);
+		return;
+	}
+	struct sampler_event *e = &log_entries[i];
+	e->tsc = tsc;
+	e->ref = ref;
+	e->weight = weight;
+	e->tid = tid;
+	e->serial = serial;
+	e->state = (uint8_t)(state < 0 ? 0 : state);
+	__atomic_store_n(&e->published, 1, __ATOMIC_RELEASE);
+}
+
 int sampler_setup(const struct sampler_config *cfg)
 {
 	for (int i = 0; i < SAMPLER_STRIPES; i++) {
@@ -124,15 +193,17 @@ void sampler_record_frames(struct raw_frame *frames, int n, uint64_t weight)
 		return;
 	}
 	int tid = (int)syscall(SYS_gettid);
+	uint32_t serial;
+	threads_lookup(tid, &serial);
 	if (config.threads) {
-		uint32_t serial;
-		threads_lookup(tid, &serial);
 		frames[n].bci = 0;
 		frames[n].kind = RAW_THREAD;
 		frames[n].id = (uint64_t)serial << 32 | (uint32_t)tid;
 		n++;
 	}
-	if (calltrace_put(config.table, frames, n, weight) == -ENOSPC)
+	int64_t ref = calltrace_put_ref(config.table, frames, n, weight);
+	sampler_log_event(rdtsc(), ref, tid, serial, weight, -1);
+	if (ref >= 0 && calltrace_is_overflow_ref(config.table, ref))
 		atomic_fetch_add_explicit(&sampler_counters.overflow, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sampler_counters.samples, 1, memory_order_relaxed);
 	atomic_fetch_sub(&inflight, 1);
@@ -320,6 +391,7 @@ static int64_t record(void *ucontext, uint64_t weight, int state)
 		n++;
 	}
 	int64_t ref = calltrace_put_ref(config.table, frames, n, weight);
+	sampler_log_event(t0, ref, tid, serial, weight, state);
 	if (ref >= 0 && calltrace_is_overflow_ref(config.table, ref))
 		atomic_fetch_add_explicit(&sampler_counters.overflow, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sampler_counters.samples, 1, memory_order_relaxed);

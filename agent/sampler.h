@@ -44,6 +44,29 @@ struct sampler_config {
 	uintptr_t code_lo, code_hi; /* HotSpot's code cache; 0 = unknown (no recovery of failed walks) */
 };
 
+/* The event log (for JFR): one entry per sample with its time, thread and trace, in mmap'd memory. */
+struct sampler_event {
+	uint64_t tsc;      /* rdtsc at the sample; sampler_tsc_to_ns converts */
+	int64_t ref;       /* calltrace ref */
+	uint64_t weight;
+	int32_t tid;
+	uint32_t serial;
+	uint8_t state;     /* wall: SAMPLER_STATE_* */
+	uint8_t published;
+	uint8_t pad[6];
+};
+
+/* Allocates (or clears) a log of capacity entries; 0 disables logging. Not signal-safe. 0 or -errno. */
+int sampler_log_setup(uint64_t capacity);
+/* Entries written so far (up to the capacity) and entries lost to a full log. */
+uint64_t sampler_log_count(void);
+uint64_t sampler_log_lost(void);
+const struct sampler_event *sampler_log_entries(void);
+/* [SIG] Appends one entry (lock-free); counts it lost when full. */
+void sampler_log_event(uint64_t tsc, int64_t ref, int tid, uint32_t serial, uint64_t weight, int state);
+/* [SIG] The current rdtsc value. */
+uint64_t sampler_tsc(void);
+
 /* Wall-clock samples arrive as SI_QUEUE signals whose value is SAMPLER_WALL_COOKIE | state. */
 #define SAMPLER_WALL_COOKIE 0x57A11000
 #define SAMPLER_STATE_RUNNING 0

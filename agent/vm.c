@@ -568,6 +568,43 @@ static const char *cache_get(jmethodID id, unsigned flags)
 	return NULL;
 }
 
+int vm_method_parts(jmethodID m, int bci, char **cls, char **name, char **desc, int *line)
+{
+	jclass klass = NULL;
+	char *csig = NULL, *mname = NULL, *msig = NULL;
+	*cls = *name = *desc = NULL;
+	*line = -1;
+	if (!m || (*jvmti)->GetMethodDeclaringClass(jvmti, m, &klass) != JVMTI_ERROR_NONE ||
+	    (*jvmti)->GetClassSignature(jvmti, klass, &csig, NULL) != JVMTI_ERROR_NONE ||
+	    (*jvmti)->GetMethodName(jvmti, m, &mname, &msig, NULL) != JVMTI_ERROR_NONE) {
+		if (csig)
+			(*jvmti)->Deallocate(jvmti, (unsigned char *)csig);
+		return -1;
+	}
+	size_t n = strlen(csig);
+	*cls = n >= 2 && csig[0] == 'L' ? strndup(csig + 1, n - 2) : strdup(csig);
+	*name = strdup(mname);
+	*desc = strdup(msig);
+	jint entries = 0;
+	jvmtiLineNumberEntry *table = NULL;
+	if (bci >= 0 && (*jvmti)->GetLineNumberTable(jvmti, m, &entries, &table) == JVMTI_ERROR_NONE) {
+		jlocation best = -1;
+		for (jint i = 0; i < entries; i++)
+			if (table[i].start_location <= bci && table[i].start_location > best) {
+				best = table[i].start_location;
+				*line = table[i].line_number;
+			}
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)table);
+	}
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)csig);
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)mname);
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)msig);
+	JNIEnv *jni = vm_jni();
+	if (jni)
+		(*jni)->DeleteLocalRef(jni, klass);
+	return 0;
+}
+
 const char *vm_method_name(jmethodID m, unsigned flags, char *out, size_t outlen)
 {
 	pthread_mutex_lock(&cache_lock);

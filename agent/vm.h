@@ -64,6 +64,10 @@ void vm_code_cache(uintptr_t *lo, uintptr_t *hi);
 /* Writes the display name of a method into out per the FRAMES_* flags: "java/lang/String.split".
  * Cached; dump time only. Returns out. */
 const char *vm_method_name(jmethodID m, unsigned flags, char *out, size_t outlen);
+/* A method's parts for JFR: class in internal form ("java/lang/String"), name, descriptor, and the source
+ * line of bci (-1 unknown). Strings are malloc'd (free them). 0, or -1 when the method is gone. */
+int vm_method_parts(jmethodID m, int bci, char **cls, char **name, char **desc, int *line);
+
 /* Forgets cached method names (new session). */
 void vm_forget_names(void);
 
