@@ -57,6 +57,15 @@ start_java - -XX:+DisableAttachMechanism CpuBurner 60 || fail "JVM did not start
 check "attach disabled: exit 2 with the hint ($rc)" bash -c "[ $rc -eq 2 ] && grep -q 'DisableAttachMechanism' '$WORK/err.txt'"
 kill "$JPID"
 
+# another user may not attach (flameattach run as an unprivileged user against a root JVM)
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	id fauser >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin fauser
+	start_java - CpuBurner 60 || fail "JVM did not start"
+	setpriv --reuid=fauser --regid=fauser --clear-groups "$FA" "$JPID" -d 1 > /dev/null 2> "$WORK/err.txt"; rc=$?
+	check "another user: exit 2 with a permission message ($rc)" bash -c "[ $rc -eq 2 ] && grep -q 'permission denied: pid $JPID runs as uid 0' '$WORK/err.txt'"
+	kill "$JPID"
+fi
+
 # the installed layout and Hadoop's ProfileServlet command line
 make -s -C "$TOP" install PREFIX="$WORK/inst" > /dev/null 2>&1
 start_java - CpuBurner 300 || fail "JVM did not start"
@@ -65,6 +74,8 @@ check "Hadoop's profiler.sh command line writes a real SVG" bash -c "head -c 200
 check "-b is accepted with a note" grep -q 'is ignored' "$WORK/err.txt"
 "$WORK/inst/bin/asprof" -d 1 -o collapsed "$JPID" > "$WORK/asprof.collapsed" 2>/dev/null
 check "bin/asprof works like flameattach" grep -q 'burnHeavy' "$WORK/asprof.collapsed"
+"$WORK/inst/profiler.sh" -e cpu -d 1 -o jfr -f "$WORK/hadoop.jfr" "$JPID" 2>/dev/null
+check "Hadoop's -o jfr gives a recording the JDK reads" bash -c "'$(dirname "$JAVA")/jfr' summary '$WORK/hadoop.jfr' | grep -q jdk.ExecutionSample"
 
 # 50 cycles: no crash, descriptors and memory flat
 fds() { ls /proc/"$JPID"/fd | wc -l; }
