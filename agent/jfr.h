@@ -75,8 +75,16 @@ int out_jfr(const struct jfr_recording *rec, FILE *f);
  * with a message in err naming the file, offset and problem. */
 struct jfr_read_opts {
 	int threads, simple, dot, ann;
-	int kind_filter;
+	int kind_filter;            /* -1: execution samples; JFR_ALLOC_SAMPLE; JFR_MONITOR_ENTER (+ parks) */
+	char (*include)[256];
+	int n_include;
+	char (*exclude)[256];
+	int n_exclude;
+	const char *label;          /* an extra root frame (flameconv --label-by-file) */
 };
 int jfr_read_file(const char *path, const struct jfr_read_opts *o, struct model *m, char *err, size_t errlen);
+/* The same, counting the events added in *samples. */
+int jfr_read_counted(const char *path, const struct jfr_read_opts *o, struct model *m, uint64_t *samples, char *err,
+		     size_t errlen);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "flameagent.h"
+#include "jfr.h"
 #include "model.h"
 #include "out.h"
 #include "read.h"
@@ -15,9 +16,9 @@ static void usage(FILE *f)
 {
 	fputs("usage: flameconv [options] INPUT... OUTPUT\n"
 	      "       flameconv --diff [options] BASE NEW OUTPUT\n"
-	      "Converts collapsed stacks (the agent's collapsed output, FlameGraph's folded files; gzip is read\n"
-	      "transparently; '-' is standard input) to a flame graph, call tree, collapsed or text. Several\n"
-	      "inputs are merged. OUTPUT '-' is standard output.\n"
+	      "Converts collapsed stacks (the agent's collapsed output, FlameGraph's folded files) and JFR recordings\n"
+	      "(the agent's and the JDK's own) to a flame graph, call tree, collapsed or text; gzip is read\n"
+	      "transparently; '-' is standard input. Several inputs, mixed, are merged. OUTPUT '-' is stdout.\n"
 	      "  -o FORMAT          html (flamegraph), svg, tree, collapsed, flat, traces, summary;\n"
 	      "                     default: from OUTPUT's extension (.html .svg .collapsed .folded .txt)\n"
 	      "  --title TEXT       title of the graph\n"
@@ -32,6 +33,7 @@ static void usage(FILE *f)
 	      "  --label-by-file    a root frame per input file, to compare executors side by side\n"
 	      "  --simple           class names without package\n"
 	      "  --total            counts are weights (as written with the agent's `total`)\n"
+	      "  --alloc, --lock    JFR input: allocation samples / monitor and park events instead of CPU samples\n"
 	      "  --width PX, --height PX   SVG width and frame height\n"
 	      "  --diff BASE NEW    differential graph: NEW's shape, coloured by change of self share (red grew,\n"
 	      "                     blue shrank); collapsed output gets two counts per line: BASE NEW\n"
@@ -65,7 +67,7 @@ static unsigned bits_from_name(const char *out)
 int main(int argc, char **argv)
 {
 	enum { O_TITLE = 256, O_MINWIDTH, O_REVERSE, O_INVERTED, O_INCLUDE, O_EXCLUDE, O_THREADS, O_SIMPLE, O_TOTAL,
-	       O_WIDTH, O_HEIGHT, O_DIFF, O_LABEL, O_GROUP };
+	       O_WIDTH, O_HEIGHT, O_DIFF, O_LABEL, O_GROUP, O_ALLOC, O_LOCK };
 	static const struct option longopts[] = {
 		{"title", required_argument, 0, O_TITLE}, {"minwidth", required_argument, 0, O_MINWIDTH},
 		{"reverse", no_argument, 0, O_REVERSE}, {"inverted", no_argument, 0, O_INVERTED},
@@ -74,6 +76,7 @@ int main(int argc, char **argv)
 		{"total", no_argument, 0, O_TOTAL}, {"width", required_argument, 0, O_WIDTH},
 		{"height", required_argument, 0, O_HEIGHT}, {"diff", no_argument, 0, O_DIFF},
 		{"label-by-file", no_argument, 0, O_LABEL}, {"group-threads", required_argument, 0, O_GROUP},
+		{"alloc", no_argument, 0, O_ALLOC}, {"lock", no_argument, 0, O_LOCK},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	struct options o;
@@ -81,7 +84,7 @@ int main(int argc, char **argv)
 	struct read_opts ro;
 	memset(&ro, 0, sizeof(ro));
 	unsigned bits = 0;
-	int diff = 0, label = 0, c;
+	int diff = 0, label = 0, c, jfr_kind = -1;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		char err[256];
 		switch (c) {
@@ -137,6 +140,8 @@ int main(int argc, char **argv)
 			ro.group_threads = optarg[0] == 's' ? READ_GROUP_STAGE : READ_GROUP_POOL;
 			ro.threads = 1;
 			break;
+		case O_ALLOC: jfr_kind = JFR_ALLOC_SAMPLE; break;
+		case O_LOCK: jfr_kind = JFR_MONITOR_ENTER; break;
 		case 'h': usage(stdout); return FA_EXIT_OK;
 		default: usage(stderr); return FA_EXIT_USAGE;
 		}
@@ -166,14 +171,16 @@ int main(int argc, char **argv)
 		const char *base = strrchr(argv[i], '/');
 		snprintf(lbl, sizeof(lbl), "[%s]", base ? base + 1 : argv[i]);
 		ro.label = label ? lbl : NULL;
-		if (read_is_jfr(argv[i])) {
-			fprintf(stderr, "flameconv: %s: JFR input is not supported in this build yet; convert it with the "
-					"JDK's `jfr print` or profile with collapsed output\n", argv[i]);
-			model_destroy(m);
-			return FA_EXIT_USAGE;
-		}
 		uint64_t n = 0;
-		if (read_collapsed(argv[i], &ro, m, &n, err, sizeof(err)) != 0) {
+		int rc;
+		if (read_is_jfr(argv[i])) {
+			struct jfr_read_opts jo = {ro.threads, ro.simple, 0, 0, jfr_kind, ro.include, ro.n_include,
+						   ro.exclude, ro.n_exclude, ro.label};
+			rc = jfr_read_counted(argv[i], &jo, m, &n, err, sizeof(err));
+		} else {
+			rc = read_collapsed(argv[i], &ro, m, &n, err, sizeof(err));
+		}
+		if (rc != 0) {
 			fprintf(stderr, "flameconv: %s\n", err);
 			model_destroy(m);
 			return FA_EXIT_USAGE;

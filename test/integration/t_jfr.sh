@@ -41,4 +41,19 @@ check "alloc JFR: ObjectAllocationSample with the allocated class" bash -c "'$JF
 run_java 60 "event=lock,file=$WORK/l.jfr" LockApp 2 || fail "JVM failed"
 "$JFR" print --events jdk.JavaMonitorEnter,jdk.ThreadPark "$WORK/l.jfr" > "$WORK/l.txt"
 check "lock JFR: JavaMonitorEnter on LockApp\$Monitor and ThreadPark on the ReentrantLock" bash -c "grep -q 'monitorClass = LockApp\$Monitor' '$WORK/l.txt' && grep -q 'parkedClass = java.util.concurrent.locks.ReentrantLock\$NonfairSync' '$WORK/l.txt'"
+
+# flameconv reads JFR: ours, the JDK's own, mixed with collapsed
+FC=$TOP/build/bin/flameconv
+"$FC" "$WORK/s.jfr" "$WORK/from-jfr.collapsed" 2>/dev/null
+check "flameconv reads the agent's JFR with the same total ($(total "$WORK/from-jfr.collapsed") = $n)" test "$(total "$WORK/from-jfr.collapsed")" = "$n"
+"$FC" "$WORK/s.jfr" "$WORK/s.collapsed" "$WORK/mixed.collapsed" 2>/dev/null
+check "JFR and collapsed inputs merge (total $((2 * n)))" test "$(total "$WORK/mixed.collapsed")" = "$((2 * n))"
+"$JAVA" -XX:StartFlightRecording=filename="$WORK/jdk.jfr",settings=profile -cp "$APPS" CpuBurner 2 > /dev/null 2>&1
+"$FC" "$WORK/jdk.jfr" "$WORK/jdk.collapsed" 2>/dev/null
+check "flameconv reads the JDK's own recording (burnHeavy present)" grep -q 'CpuBurner.main;CpuBurner.burnHeavy' "$WORK/jdk.collapsed"
+"$FC" --alloc "$WORK/a.jfr" "$WORK/alloc.collapsed" 2>/dev/null
+check "flameconv --alloc: allocated classes as leaves" grep -qE 'AllocApp.allocStrings;java\.lang\.String\[\] [0-9]+$' "$WORK/alloc.collapsed"
+head -c 3000 "$WORK/s.jfr" > "$WORK/cut.jfr"
+"$FC" "$WORK/cut.jfr" "$WORK/cut.collapsed" 2> "$WORK/err.txt"; rc=$?
+check "a truncated JFR: exit 1 with the file and offset named" bash -c "[ $rc -eq 1 ] && grep -q 'cut.jfr: offset 0: truncated JFR chunk' '$WORK/err.txt'"
 finish

@@ -3,9 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <errno.h>
 
 #include "check.h"
 #include "jfr.h"
+#include "out.h"
 
 static const struct jfr_frame s1[] = {
 	{"Main", "work", "()V", 12, 3, JFR_FRAME_JIT},
@@ -64,6 +67,51 @@ int main(int argc, char **argv)
 	CHECK_INT(len, size); /* the header's chunk size was patched */
 	CHECK(memmem(buf, len, "jdk.ExecutionSample", 19) != NULL);
 	CHECK(memmem(buf, len, "java/lang/String", 16) != NULL);
+
+	/* read it back: exact counts per stack, names, thread roots, kinds, concatenation, weights */
+	char path[] = "/tmp/fa-jfr-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *w = fdopen(fd, "wb");
+	fwrite(buf, 1, len, w);
+	fwrite(buf, 1, len, w); /* two chunks, as `cat a.jfr b.jfr` makes */
+	fclose(w);
+	struct jfr_read_opts o = {1, 0, 0, 0, -1, NULL, 0, NULL, 0, NULL};
+	struct model *m = model_create(0);
+	uint64_t n = 0;
+	char err[256];
+	CHECK_INT(0, jfr_read_counted(path, &o, m, &n, err, sizeof(err)));
+	CHECK_INT(2 * n_exec, n);
+	struct options opts;
+	options_init(&opts);
+	opts.ann = 1;
+	struct render_opts ro;
+	out_render_init(&ro, &opts, "samples");
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *t = open_memstream(&text, &tlen);
+	out_collapsed(m, &ro, t);
+	fclose(t);
+	CHECK(strstr(text, "[main tid=101];Main.main_[0];Main.work_[j] 10\n") != NULL);
+	CHECK(strstr(text, "[worker-1 tid=102];Main.main_[0];Main.parse_[1];java/lang/String.split_[i] 10\n") != NULL);
+	CHECK(strstr(text, "[main tid=101];[unknown_Java] 10\n") != NULL);
+	free(text);
+	model_destroy(m);
+
+	o.kind_filter = JFR_ALLOC_SAMPLE;
+	o.threads = 0;
+	m = model_create(0);
+	CHECK_INT(0, jfr_read_counted(path, &o, m, &n, err, sizeof(err)));
+	CHECK_INT(2, n);
+	CHECK_INT(2 * 524288, model_node_total(model_root(m), 1));
+	model_destroy(m);
+
+	/* truncated: the message names the file and the offset */
+	CHECK_INT(0, truncate(path, (off_t)len + 100));
+	m = model_create(0);
+	CHECK(jfr_read_counted(path, &o, m, &n, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "truncated JFR chunk") != NULL);
+	model_destroy(m);
+	unlink(path);
 	free(buf);
 	return check_report();
 }
