@@ -28,6 +28,8 @@ struct jfr_stack {
 
 struct jfr_thread {
 	int tid;                 /* OS thread id */
+	int64_t key;             /* pool key events use in their tid field; 0 = the tid (a renamed thread
+	                          * is one entry per name, same tid, different keys) */
 	const char *name;
 	int is_java;
 	int64_t java_id;         /* java.lang.Thread id, or tid when unknown */
@@ -44,7 +46,7 @@ enum jfr_event_kind {
 struct jfr_event {
 	enum jfr_event_kind kind;
 	int64_t time_ns;         /* wall-clock epoch nanoseconds of the event (start) */
-	int tid;
+	int tid;                 /* the thread's key (jfr_thread.key, or its tid when keys are 0) */
 	uint32_t stack;          /* index into recording.stacks */
 	uint64_t weight;         /* bytes or ns, per kind; 1 for samples */
 	const char *class_name;  /* alloc / lock: internal form, "" if none */
@@ -81,6 +83,7 @@ struct jfr_read_opts {
 	char (*exclude)[256];
 	int n_exclude;
 	const char *label;          /* an extra root frame (flameconv --label-by-file) */
+	int group_threads;          /* flameconv --group-threads: READ_GROUP_* of launcher/read.h */
 };
 int jfr_read_file(const char *path, const struct jfr_read_opts *o, struct model *m, char *err, size_t errlen);
 /* The same, counting the events added in *samples. */

@@ -486,14 +486,14 @@ int options_expand_file(const char *pattern, int pid, int64_t now_s, int seq, ch
 			memcpy(name, p + 1, (size_t)(end - p - 1));
 			name[end - p - 1] = 0;
 			const char *val = getenv(name);
-			if (val && *val && !strchr(val, '/')) {
+			if (val && *val) {
 				EMIT(val);
 			} else {
 				char fallback[300];
 				snprintf(fallback, sizeof(fallback), "%s-unset", name);
 				if (warn && warnlen)
-					snprintf(warn, warnlen, "file=%s: environment variable %s is %s; using '%s'", pattern,
-						 name, val && *val ? "a path (contains '/')" : "not set", fallback);
+					snprintf(warn, warnlen, "file=%s: environment variable %s is not set; using '%s'", pattern,
+						 name, fallback);
 				EMIT(fallback);
 			}
 			p = end;

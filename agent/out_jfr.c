@@ -467,7 +467,7 @@ int out_jfr(const struct jfr_recording *rec, FILE *f)
 	put_varint(&b, 0);
 	for (int i = 0; i < rec->n_threads; i++) {
 		const struct jfr_thread *t = &rec->threads[i];
-		put_varint(&b, (uint64_t)t->tid);
+		put_varint(&b, (uint64_t)(t->key ? t->key : t->tid));
 		put_string(&b, t->name);
 		put_varint(&b, (uint64_t)t->tid);
 		put_string(&b, t->is_java ? t->name : NULL);

@@ -189,6 +189,42 @@ static int effective_event(const struct options *o, struct options *eff)
 	return 0;
 }
 
+/* ---- with `threads`: a daemon thread attached to the JVM re-reads Java thread names every 100 ms, so
+ * samples carry the name the thread had when they were taken (Spark renames task threads per task) ---- */
+
+static pthread_t names_thread;
+static _Atomic int names_running;
+
+static void *names_main(void *arg)
+{
+	(void)arg;
+	if (vm_attach_current_thread("flameagent names") != 0)
+		return NULL;
+	while (atomic_load(&names_running)) {
+		vm_register_java_threads();
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	vm_detach_current_thread();
+	return NULL;
+}
+
+static void start_names(const struct options *o)
+{
+	if (!o->threads || atomic_load(&names_running))
+		return;
+	atomic_store(&names_running, 1);
+	if (pthread_create(&names_thread, NULL, names_main, NULL) != 0)
+		atomic_store(&names_running, 0);
+}
+
+static void stop_names(void)
+{
+	if (!atomic_exchange(&names_running, 0))
+		return;
+	pthread_join(names_thread, NULL);
+}
+
 /* ---- loop= and timeout=: a daemon thread attached to the JVM that ends or rotates the session ---- */
 
 static pthread_t timer_thread;
@@ -196,6 +232,8 @@ static int timer_running;
 static pthread_cond_t timer_cond = PTHREAD_COND_INITIALIZER;
 static int timer_cancel;
 static int restart_engine(void);
+static void reset_counters(void);
+static void reset_event_log(const struct options *o);
 static void pause_sampling(void);
 static int write_profile(const struct options *o);
 
@@ -231,6 +269,8 @@ static void *timer_main(void *arg)
 		/* loop: the next interval starts afresh, into the next file name */
 		calltrace_clear(table);
 		duration_ns = 0;
+		reset_event_log(&session);
+		reset_counters();
 		if (restart_engine() != FA_RC_OK)
 			break;
 	}
@@ -258,6 +298,18 @@ static void cancel_timer(void)
 {
 	timer_cancel = 1;
 	pthread_cond_broadcast(&timer_cond);
+}
+
+/* A fresh event log (it feeds JFR output: one entry per sample, about 1/8 of memlimit) and the wall
+ * clock time it counts from. */
+static void reset_event_log(const struct options *o)
+{
+	if (sampler_log_setup((uint64_t)o->memlimit / 8 / sizeof(struct sampler_event)) != 0)
+		log_warn("cannot allocate the event log: JFR output will hold no events");
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	session_start_ns = (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec;
+	session_start_tsc = __builtin_ia32_rdtsc();
 }
 
 static int do_start(const struct options *given, int resume)
@@ -315,15 +367,8 @@ static int do_start(const struct options *given, int resume)
 		log_error("cannot allocate the sampler's buffers");
 		return FA_RC_ENGINE;
 	}
-	if (!keep) {
-		/* the event log feeds JFR output: one entry per sample, about 1/8 of memlimit */
-		if (sampler_log_setup((uint64_t)o->memlimit / 8 / sizeof(struct sampler_event)) != 0)
-			log_warn("cannot allocate the event log: JFR output will hold no events");
-		struct timespec rt;
-		clock_gettime(CLOCK_REALTIME, &rt);
-		session_start_ns = (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec;
-		session_start_tsc = __builtin_ia32_rdtsc();
-	}
+	if (!keep)
+		reset_event_log(o);
 	vm_register_java_threads();
 	sampler_enable(1);
 	int rc = start_engine(o);
@@ -335,9 +380,22 @@ static int do_start(const struct options *given, int resume)
 	have_profile = 1;
 	clock_gettime(CLOCK_MONOTONIC, &started_at);
 	start_timer();
+	start_names(o);
 	log_info("Profiling started: event=%s (%s), interval %lld %s", o->event[0] ? o->event : "cpu", engine_desc,
 		 (long long)interval_ns, session_unit);
 	return FA_RC_OK;
+}
+
+static void reset_counters(void)
+{
+	atomic_store(&sampler_counters.samples, 0);
+	atomic_store(&sampler_counters.dropped, 0);
+	atomic_store(&sampler_counters.overflow, 0);
+	atomic_store(&sampler_counters.cost_tsc, 0);
+	for (int i = 0; i < ERR_COUNT; i++) {
+		atomic_store(&sampler_counters.errors[i], 0);
+		atomic_store(&sampler_counters.recovered[i], 0);
+	}
 }
 
 static int restart_engine(void)
@@ -350,12 +408,14 @@ static int restart_engine(void)
 	}
 	state = RUNNING;
 	clock_gettime(CLOCK_MONOTONIC, &started_at);
+	start_names(&session);
 	return FA_RC_OK;
 }
 
 /* Stop protocol: clear the flag, stop the engine, wait out running handlers. */
 static void pause_sampling(void)
 {
+	stop_names();
 	sampler_enable(0);
 	if (engine)
 		engine->stop();
@@ -448,7 +508,7 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 		case RAW_THREAD: {
 			char name[256];
 			int tid = (int)(uint32_t)f->id;
-			threads_name(tid, (uint32_t)(f->id >> 32), name, sizeof(name));
+			threads_name(tid, (uint32_t)(f->id >> 32), (uint32_t)f->bci, name, sizeof(name));
 			snprintf(buf, sizeof(c->names[0]), "[%s tid=%d]", name[0] ? name : "thread", tid);
 			mf->kind = FK_THREAD;
 			break;
@@ -528,6 +588,7 @@ struct jfr_build {
 	uint32_t *ref_vals;
 	size_t ref_cap;
 	struct jfr_thread *threads;
+	uint32_t *thread_serial, *thread_version;
 	int n_threads, cap_threads;
 	char **strings;              /* everything malloc'd for frames and threads */
 	size_t n_strings, cap_strings;
@@ -672,23 +733,36 @@ static int jfr_stack_of(struct jfr_build *b, int64_t ref, uint32_t *out)
 	return 0;
 }
 
-static void jfr_thread_of(struct jfr_build *b, int tid, uint32_t serial)
+/* One JFR thread per (tid, serial, name version): a renamed thread keeps each name on its samples.
+ * Returns the thread's pool key. */
+static int jfr_thread_of(struct jfr_build *b, int tid, uint32_t serial, uint32_t version)
 {
 	for (int i = 0; i < b->n_threads; i++)
-		if (b->threads[i].tid == tid)
-			return;
+		if (b->threads[i].tid == tid && b->thread_serial[i] == serial && b->thread_version[i] == version)
+			return (int)b->threads[i].key;
 	if (b->n_threads == b->cap_threads) {
 		int cap = b->cap_threads ? b->cap_threads * 2 : 64;
 		struct jfr_thread *g = realloc(b->threads, (size_t)cap * sizeof(*g));
-		if (!g)
-			return;
-		b->threads = g;
+		uint32_t *gs = realloc(b->thread_serial, (size_t)cap * sizeof(*gs));
+		uint32_t *gv = gs ? realloc(b->thread_version, (size_t)cap * sizeof(*gv)) : NULL;
+		if (g)
+			b->threads = g;
+		if (gs)
+			b->thread_serial = gs;
+		if (gv)
+			b->thread_version = gv;
+		if (!g || !gs || !gv)
+			return 0;
 		b->cap_threads = cap;
 	}
 	char name[256];
-	threads_name(tid, serial, name, sizeof(name));
-	b->threads[b->n_threads++] = (struct jfr_thread){tid, keep_str(b, strdup(name[0] ? name : "thread")), serial != 0,
-							 tid};
+	threads_name(tid, serial, version, name, sizeof(name));
+	int key = b->n_threads + 1;
+	b->thread_serial[b->n_threads] = serial;
+	b->thread_version[b->n_threads] = version;
+	b->threads[b->n_threads++] = (struct jfr_thread){tid, key, keep_str(b, strdup(name[0] ? name : "thread")),
+							 serial != 0, tid};
+	return key;
 }
 
 static int write_jfr(const struct options *o, FILE *f)
@@ -711,11 +785,11 @@ static int write_jfr(const struct options *o, FILE *f)
 		uint32_t s;
 		if (!__atomic_load_n(&e->published, __ATOMIC_ACQUIRE) || jfr_stack_of(&b, e->ref, &s) != 0)
 			continue;
-		jfr_thread_of(&b, e->tid, e->serial);
+		int key = jfr_thread_of(&b, e->tid, e->serial, e->version);
 		struct jfr_event *je = &events[m++];
 		je->kind = kind == JFR_MONITOR_ENTER && b.stack_is_park[s] ? JFR_THREAD_PARK : kind;
 		je->time_ns = session_start_ns + (int64_t)((double)(int64_t)(e->tsc - session_start_tsc) / per_ns);
-		je->tid = e->tid;
+		je->tid = key;
 		je->stack = s;
 		je->weight = e->weight;
 		je->class_name = b.stack_class[s];
@@ -749,6 +823,8 @@ static int write_jfr(const struct options *o, FILE *f)
 	free(b.ref_keys);
 	free(b.ref_vals);
 	free(b.threads);
+	free(b.thread_serial);
+	free(b.thread_version);
 	free(events);
 	return rc;
 }

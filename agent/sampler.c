@@ -19,6 +19,7 @@ struct stripe {
 struct sampler_counters sampler_counters;
 /* defined here so the signal path owns the table it reads (threads.c fills it) */
 struct threads_env_slot *threads_env_table;
+__thread uint32_t threads_last_version __attribute__((tls_model("initial-exec")));
 static struct sampler_config config;
 static struct stripe stripes[SAMPLER_STRIPES];
 
@@ -97,7 +98,8 @@ const struct sampler_event *sampler_log_entries(void)
 	return log_entries;
 }
 
-void sampler_log_event(uint64_t tsc, int64_t ref, int tid, uint32_t serial, uint64_t weight, int state)
+void sampler_log_event(uint64_t tsc, int64_t ref, int tid, uint32_t serial, uint32_t version, uint64_t weight,
+		       int state)
 {
 	if (!log_capacity)
 		return;
@@ -113,6 +115,7 @@ void sampler_log_event(uint64_t tsc, int64_t ref, int tid, uint32_t serial, uint
 	e->tid = tid;
 	e->serial = serial;
 	e->state = (uint8_t)(state < 0 ? 0 : state);
+	e->version = version;
 	__atomic_store_n(&e->published, 1, __ATOMIC_RELEASE);
 }
 
@@ -196,13 +199,13 @@ void sampler_record_frames(struct raw_frame *frames, int n, uint64_t weight)
 	uint32_t serial;
 	threads_lookup(tid, &serial);
 	if (config.threads) {
-		frames[n].bci = 0;
+		frames[n].bci = (int32_t)threads_last_version;
 		frames[n].kind = RAW_THREAD;
 		frames[n].id = (uint64_t)serial << 32 | (uint32_t)tid;
 		n++;
 	}
 	int64_t ref = calltrace_put_ref(config.table, frames, n, weight);
-	sampler_log_event(rdtsc(), ref, tid, serial, weight, -1);
+	sampler_log_event(rdtsc(), ref, tid, serial, threads_last_version, weight, -1);
 	if (ref >= 0 && calltrace_is_overflow_ref(config.table, ref))
 		atomic_fetch_add_explicit(&sampler_counters.overflow, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sampler_counters.samples, 1, memory_order_relaxed);
@@ -378,6 +381,7 @@ static int64_t record(void *ucontext, uint64_t weight, int state)
 	struct raw_frame *frames = s->frames;
 	uint32_t serial;
 	int n = walk(frames, ucontext, tid, &serial);
+	uint32_t version = threads_last_version;
 	if (state >= 0 && config.wall_state) {
 		frames[n].bci = 0;
 		frames[n].kind = RAW_STATE;
@@ -385,13 +389,13 @@ static int64_t record(void *ucontext, uint64_t weight, int state)
 		n++;
 	}
 	if (config.threads) {
-		frames[n].bci = 0;
+		frames[n].bci = (int32_t)version;
 		frames[n].kind = RAW_THREAD;
 		frames[n].id = (uint64_t)serial << 32 | (uint32_t)tid;
 		n++;
 	}
 	int64_t ref = calltrace_put_ref(config.table, frames, n, weight);
-	sampler_log_event(t0, ref, tid, serial, weight, state);
+	sampler_log_event(t0, ref, tid, serial, version, weight, state);
 	if (ref >= 0 && calltrace_is_overflow_ref(config.table, ref))
 		atomic_fetch_add_explicit(&sampler_counters.overflow, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sampler_counters.samples, 1, memory_order_relaxed);

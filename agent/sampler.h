@@ -53,7 +53,8 @@ struct sampler_event {
 	uint32_t serial;
 	uint8_t state;     /* wall: SAMPLER_STATE_* */
 	uint8_t published;
-	uint8_t pad[6];
+	uint16_t pad;
+	uint32_t version;  /* the thread's name version */
 };
 
 /* Allocates (or clears) a log of capacity entries; 0 disables logging. Not signal-safe. 0 or -errno. */
@@ -63,7 +64,8 @@ uint64_t sampler_log_count(void);
 uint64_t sampler_log_lost(void);
 const struct sampler_event *sampler_log_entries(void);
 /* [SIG] Appends one entry (lock-free); counts it lost when full. */
-void sampler_log_event(uint64_t tsc, int64_t ref, int tid, uint32_t serial, uint64_t weight, int state);
+void sampler_log_event(uint64_t tsc, int64_t ref, int tid, uint32_t serial, uint32_t version, uint64_t weight,
+		       int state);
 /* [SIG] The current rdtsc value. */
 uint64_t sampler_tsc(void);
 

@@ -18,6 +18,7 @@
 struct name_entry {
 	int tid;
 	uint32_t serial;
+	uint32_t version;
 	unsigned prev; /* index + 1 of an older entry in the same hash chain, 0 = none */
 	int is_java;
 	char *name;
@@ -91,11 +92,31 @@ static struct name_entry *find_any(int tid)
 
 static struct name_entry *find_name(int tid, uint32_t serial)
 {
+	/* the newest version of (tid, serial): entries chain newest first */
 	unsigned h = (unsigned)tid & (NAME_INDEX - 1);
 	for (unsigned i = name_index[h]; i; i = names[i - 1].prev)
 		if (names[i - 1].tid == tid && names[i - 1].serial == serial)
 			return &names[i - 1];
 	return NULL;
+}
+
+static void publish_version(int tid, uint32_t serial, uint32_t version)
+{
+	struct threads_env_slot *t = threads_env_table;
+	if (!t)
+		return;
+	unsigned h = ((unsigned)tid * 2654435761u) & (THREADS_ENV_SLOTS - 1);
+	for (int i = 0; i < 64; i++) {
+		int cur = atomic_load(&t[h].tid);
+		if (cur == tid) {
+			if (atomic_load(&t[h].serial) == serial)
+				atomic_store(&t[h].version, version);
+			return;
+		}
+		if (cur == 0)
+			return;
+		h = (h + 1) & (THREADS_ENV_SLOTS - 1);
+	}
 }
 
 void threads_set_name(int tid, uint32_t serial, const char *name, int is_java)
@@ -104,6 +125,29 @@ void threads_set_name(int tid, uint32_t serial, const char *name, int is_java)
 		return;
 	pthread_mutex_lock(&names_lock);
 	struct name_entry *e = find_name(tid, serial);
+	if (e && e->name && strcmp(e->name, name) != 0) {
+		/* a rename: keep the old name for the samples taken under it */
+		uint32_t version = e->version + 1;
+		e = NULL;
+		if (n_names == cap_names) {
+			unsigned cap = cap_names ? cap_names * 2 : 256;
+			struct name_entry *grown = realloc(names, cap * sizeof(*names));
+			if (!grown)
+				goto out;
+			names = grown;
+			cap_names = cap;
+		}
+		e = &names[n_names++];
+		unsigned h = (unsigned)tid & (NAME_INDEX - 1);
+		e->prev = name_index[h];
+		name_index[h] = n_names;
+		e->tid = tid;
+		e->serial = serial;
+		e->version = version;
+		e->name = NULL;
+		e->is_java = 0;
+		publish_version(tid, serial, version);
+	}
 	if (!e) {
 		if (n_names == cap_names) {
 			unsigned cap = cap_names ? cap_names * 2 : 256;
@@ -119,8 +163,10 @@ void threads_set_name(int tid, uint32_t serial, const char *name, int is_java)
 		name_index[h] = n_names;
 		e->tid = tid;
 		e->serial = serial;
+		e->version = 0;
 		e->name = NULL;
 		e->is_java = 0;
+		publish_version(tid, serial, 0);
 	}
 	if (!e->name || strcmp(e->name, name) != 0) {
 		char *copy = strdup(name);
@@ -134,10 +180,16 @@ out:
 	pthread_mutex_unlock(&names_lock);
 }
 
-const char *threads_name(int tid, uint32_t serial, char *buf, unsigned buflen)
+const char *threads_name(int tid, uint32_t serial, uint32_t version, char *buf, unsigned buflen)
 {
 	pthread_mutex_lock(&names_lock);
-	struct name_entry *e = find_name(tid, serial);
+	struct name_entry *e = NULL;
+	unsigned h = (unsigned)tid & (NAME_INDEX - 1);
+	for (unsigned i = name_index[h]; i && !e; i = names[i - 1].prev)
+		if (names[i - 1].tid == tid && names[i - 1].serial == serial && names[i - 1].version == version)
+			e = &names[i - 1];
+	if (!e || !e->name)
+		e = find_name(tid, serial);
 	if (!e || !e->name)
 		e = find_any(tid);
 	snprintf(buf, buflen, "%s", e && e->name ? e->name : "");

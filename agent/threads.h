@@ -13,10 +13,14 @@
 struct threads_env_slot {
 	_Atomic int tid; /* 0 = empty; a slot once taken keeps its tid (ended threads keep env NULL) */
 	_Atomic uint32_t serial; /* which life of this tid: a new Java thread on a reused tid gets a new one */
+	_Atomic uint32_t version; /* which of its names (renames take a new version) */
 	_Atomic(void *) env;
 };
 
 extern struct threads_env_slot *threads_env_table; /* mmap'd at threads_init */
+/* The name version threads_lookup found, for the caller on this thread (initial-exec TLS: no
+ * allocation or lock on first use, safe in a signal handler). */
+extern __thread uint32_t threads_last_version __attribute__((tls_model("initial-exec")));
 
 /* Signal-safe: the JNIEnv registered for tid, or NULL; *serial gets the thread's serial (0 if unknown). */
 static inline void *threads_lookup(int tid, uint32_t *serial)
@@ -29,6 +33,7 @@ static inline void *threads_lookup(int tid, uint32_t *serial)
 		int cur = atomic_load_explicit(&t[h].tid, memory_order_acquire);
 		if (cur == tid) {
 			*serial = atomic_load_explicit(&t[h].serial, memory_order_relaxed);
+			threads_last_version = atomic_load_explicit(&t[h].version, memory_order_relaxed);
 			return atomic_load_explicit(&t[h].env, memory_order_acquire);
 		}
 		if (cur == 0)
@@ -36,6 +41,7 @@ static inline void *threads_lookup(int tid, uint32_t *serial)
 		h = (h + 1) & (THREADS_ENV_SLOTS - 1);
 	}
 	*serial = 0;
+	threads_last_version = 0;
 	return NULL;
 }
 
@@ -53,13 +59,15 @@ int threads_init(void);
  * that thread's name. Returns the serial. Not signal-safe (callbacks, scanner). */
 uint32_t threads_set_env(int tid, void *env, int new_life);
 
-/* Records or updates the name of thread (tid, serial) (copied); serial 0 = a thread the env table does
- * not know (JVM-internal or native threads, named from /proc). */
+/* Records the name of thread (tid, serial) (copied); serial 0 = a thread the env table does not know
+ * (JVM-internal or native threads, named from /proc). A rename takes a new version, published to the
+ * signal handler so samples keep the name the thread had when they were taken (Spark renames its task
+ * threads per task). */
 void threads_set_name(int tid, uint32_t serial, const char *name, int is_java);
 
-/* Name of (tid, serial), else of (tid, any serial), else ""; the last name seen wins and survives the
- * thread's end. Copies into buf and returns it. Dump time. */
-const char *threads_name(int tid, uint32_t serial, char *buf, unsigned buflen);
+/* Name of (tid, serial, version), else the newest of (tid, serial), else of tid, else "". Copies into
+ * buf and returns it. Dump time. */
+const char *threads_name(int tid, uint32_t serial, uint32_t version, char *buf, unsigned buflen);
 
 /* Number of distinct threads ever registered. */
 unsigned threads_count(void);

@@ -30,7 +30,8 @@ static void usage(FILE *f)
 	      "  --threads          keep [name tid=N] thread root frames (dropped by default)\n"
 	      "  --group-threads=stage|pool\n"
 	      "                     fold per-task thread names: Spark tasks by stage, numbered pools into one\n"
-	      "  --label-by-file    a root frame per input file, to compare executors side by side\n"
+	      "  --label-by-file    a root frame per input file (named without extension and loop number, so\n"
+	      "                     exec-3-0.jfr and exec-3-1.jfr share [exec-3]): executors side by side\n"
 	      "  --simple           class names without package\n"
 	      "  --total            counts are weights (as written with the agent's `total`)\n"
 	      "  --alloc, --lock    JFR input: allocation samples / monitor and park events instead of CPU samples\n"
@@ -54,6 +55,33 @@ static int format_bits(const char *fmt, unsigned *bits)
 			return 0;
 		}
 	return -1;
+}
+
+/* "[exec-3]" from "exec-3-12.jfr.gz": extensions and a loop sequence number dropped, so the intervals of
+ * one executor share a root */
+static void file_label(const char *base, char *out, size_t len)
+{
+	char name[FA_MAX_PATH];
+	snprintf(name, sizeof(name), "%s", base);
+	static const char *exts[] = {".gz", ".jfr", ".collapsed", ".folded", ".txt"};
+	for (int again = 1; again;) {
+		again = 0;
+		for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+			size_t n = strlen(name), e = strlen(exts[i]);
+			if (n > e && strcmp(name + n - e, exts[i]) == 0) {
+				name[n - e] = 0;
+				again = 1;
+			}
+		}
+	}
+	/* drop a trailing "-N" when what remains still names something numbered (exec-3-12 -> exec-3) */
+	char *dash = strrchr(name, '-');
+	if (dash && dash[1] && strspn(dash + 1, "0123456789") == strlen(dash + 1) && dash != name) {
+		*dash = 0;
+		if (!strpbrk(name, "0123456789"))
+			*dash = '-';
+	}
+	snprintf(out, len, "[%s]", name);
 }
 
 static unsigned bits_from_name(const char *out)
@@ -169,13 +197,13 @@ int main(int argc, char **argv)
 	for (int i = optind + (diff ? 1 : 0); i < argc - 1; i++) {
 		char err[FA_MAX_PATH + 256], lbl[FA_MAX_PATH + 2];
 		const char *base = strrchr(argv[i], '/');
-		snprintf(lbl, sizeof(lbl), "[%s]", base ? base + 1 : argv[i]);
+		file_label(base ? base + 1 : argv[i], lbl, sizeof(lbl));
 		ro.label = label ? lbl : NULL;
 		uint64_t n = 0;
 		int rc;
 		if (read_is_jfr(argv[i])) {
 			struct jfr_read_opts jo = {ro.threads, ro.simple, 0, 0, jfr_kind, ro.include, ro.n_include,
-						   ro.exclude, ro.n_exclude, ro.label};
+						   ro.exclude, ro.n_exclude, ro.label, ro.group_threads};
 			rc = jfr_read_counted(argv[i], &jo, m, &n, err, sizeof(err));
 		} else {
 			rc = read_collapsed(argv[i], &ro, m, &n, err, sizeof(err));

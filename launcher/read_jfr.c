@@ -529,6 +529,11 @@ static int add_stack_event(struct ev_ctx *x, const struct type *t, struct cursor
 		char *label = malloc(512);
 		snprintf(label, 512, "[%s tid=%ld]", name ? name : "thread", tid);
 		free(name);
+		if (label && x->o->group_threads) {
+			char grouped[512];
+			read_group_thread(label, x->o->group_threads, grouped, sizeof(grouped));
+			snprintf(label, 512, "%s", grouped);
+		}
 		x->frames[n++] = (struct model_frame){own(x, label), FK_THREAD};
 	}
 	/* the stack trace: frames leaf first in JFR; the model wants root first */

@@ -13,7 +13,7 @@ sum=$(( $(total "$WORK/exec-1.collapsed") + $(total "$WORK/exec-2.collapsed") + 
 check "merge: total samples equal the sum of the inputs ($sum)" test "$(total "$WORK/merged.collapsed")" -eq "$sum"
 "$FC" --label-by-file "$WORK"/exec-?.collapsed "$WORK/labelled.collapsed" 2>/dev/null
 roots=$(cut -d';' -f1 "$WORK/labelled.collapsed" | sort -u | tr '\n' ' ')
-check "--label-by-file: one root per input ($roots)" test "$roots" = "[exec-1.collapsed] [exec-2.collapsed] [exec-3.collapsed] "
+check "--label-by-file: one root per input ($roots)" test "$roots" = "[exec-1] [exec-2] [exec-3] "
 "$FC" "$WORK"/exec-?.collapsed "$WORK/merged.html" 2>/dev/null
 check "html output from three inputs" grep -q 'CpuBurner.burnHeavy' "$WORK/merged.html"
 "$FC" --title "Three executors" "$WORK"/exec-1.collapsed "$WORK/one.svg" 2>/dev/null

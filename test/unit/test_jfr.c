@@ -23,7 +23,7 @@ static const struct jfr_frame s3[] = {
 	{"", "[unknown_Java]", "", -1, -1, JFR_FRAME_NATIVE},
 };
 static const struct jfr_stack stacks[] = {{2, s1, 0}, {3, s2, 0}, {1, s3, 0}};
-static const struct jfr_thread threads[] = {{101, "main", 1, 1}, {102, "worker-1", 1, 12}, {103, "GC Thread#0", 0, 0}};
+static const struct jfr_thread threads[] = {{101, 0, "main", 1, 1}, {102, 0, "worker-1", 1, 12}, {103, 0, "GC Thread#0", 0, 0}};
 
 static struct jfr_event events[64];
 
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 	fwrite(buf, 1, len, w);
 	fwrite(buf, 1, len, w); /* two chunks, as `cat a.jfr b.jfr` makes */
 	fclose(w);
-	struct jfr_read_opts o = {1, 0, 0, 0, -1, NULL, 0, NULL, 0, NULL};
+	struct jfr_read_opts o = {1, 0, 0, 0, -1, NULL, 0, NULL, 0, NULL, 0};
 	struct model *m = model_create(0);
 	uint64_t n = 0;
 	char err[256];
