@@ -20,6 +20,7 @@ enum raw_kind {
 	RAW_CLASS,       /* id = class handle (alloc / lock leaf), bci = 1 for arrays etc.; later issues */
 	RAW_STATE,       /* id = thread state (wall clock) */
 	RAW_STUB,        /* id = pc inside a JIT stub or frameless code whose caller's stack was recovered */
+	RAW_EVENT,       /* id = enum sampler_kind: root frame telling the events of a multi-event session apart */
 };
 
 struct raw_frame {

@@ -13,14 +13,14 @@ static int depth;
 static void on_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass klass, jlong size)
 {
 	(void)jvmti, (void)jni, (void)thread, (void)object;
-	struct raw_frame frames[256 + 3];
+	struct raw_frame frames[256 + 4];
 	frames[0].bci = 0;
 	frames[0].kind = RAW_CLASS;
 	frames[0].id = vm_class_id(klass);
 	int n = 1 + vm_stack(frames + 1, depth);
 	/* a sample stands for about interval bytes of allocation; a bigger object stands for itself */
 	uint64_t weight = (uint64_t)(size > interval_bytes ? size : interval_bytes);
-	sampler_record_frames(frames, n, weight);
+	sampler_record_frames(frames, n, weight, SK_ALLOC);
 }
 
 static int alloc_start(const struct engine_config *c, char *err, unsigned errlen)

@@ -31,12 +31,12 @@ static int64_t now_ns(void)
 
 static void record(uint64_t class_id, int64_t waited_ns)
 {
-	struct raw_frame frames[256 + 3];
+	struct raw_frame frames[256 + 4];
 	frames[0].bci = 0;
 	frames[0].kind = RAW_CLASS;
 	frames[0].id = class_id;
 	int n = 1 + vm_stack(frames + 1, depth);
-	sampler_record_frames(frames, n, (uint64_t)waited_ns);
+	sampler_record_frames(frames, n, (uint64_t)waited_ns, SK_LOCK);
 }
 
 static void on_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)

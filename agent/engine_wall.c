@@ -128,7 +128,7 @@ static void credit(struct calltrace_table *table, int64_t ref, uint32_t ticks, i
 	threads_lookup(tid, &serial);
 	for (uint32_t k = 0; k < ticks; k++)
 		sampler_log_event(now - (uint64_t)(ticks - 1 - k) * step, ref, tid, serial, threads_last_version,
-				  (uint64_t)cfg.interval, SAMPLER_STATE_SLEEPING);
+				  (uint64_t)cfg.interval, SAMPLER_STATE_SLEEPING, SK_WALL);
 }
 
 /* Java threads announced by JVMTI since the last tick join at once; others at the next rescan. */

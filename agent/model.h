@@ -49,7 +49,7 @@ struct profile_stats {
 	uint64_t duration_ns;    /* wall time profiled */
 	uint64_t threads_seen;
 	char event[64];          /* "cpu", ... ; what was sampled */
-	char engine[64];         /* engine actually used ("perf_events cpu-clock", "ctimer (fallback)") */
+	char engine[128];        /* engine actually used ("perf_events cpu-clock", "ctimer (fallback)") */
 	int64_t interval;        /* ns or bytes */
 };
 

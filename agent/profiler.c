@@ -34,8 +34,19 @@ static struct options session;  /* options of the running (or last) session */
 static int have_profile;        /* storage holds a profile that can be written */
 static int pending_start;       /* start requested at load time: begin at VMInit */
 static struct calltrace_table *table;
+/* events running beside the primary one (several events in one session) */
+struct extra_event {
+	const char *name;
+	int64_t interval;
+	int kind;
+};
+static struct extra_event extras[3];
+static int n_extras;
+static int primary_kind;
 static const struct engine *engine;
-static char engine_desc[64];
+static const struct engine *running_extras[3];
+static int n_running_extras;
+static char engine_desc[128];
 static int64_t interval_ns;
 static struct timespec started_at;
 static uint64_t duration_ns;    /* accumulated over start/resume */
@@ -161,31 +172,69 @@ static int start_engine(const struct options *o)
 		snprintf(engine_desc, sizeof(engine_desc), "perf_events %s per thread", engine_perf_event_name());
 	else
 		snprintf(engine_desc, sizeof(engine_desc), "%s", e->description);
+	n_running_extras = 0;
+	for (int i = 0; i < n_extras; i++) {
+		const struct engine *x = engine_for(extras[i].name);
+		struct engine_config xc = cfg;
+		const char *unit;
+		xc.interval = extras[i].interval > 0 ? extras[i].interval : default_interval(extras[i].name, &unit);
+		snprintf(xc.event, sizeof(xc.event), "%s", extras[i].name);
+		err[0] = 0;
+		if (x->start(&xc, err, sizeof(err)) < 0) {
+			log_error("cannot start %s= beside event=%s: %s", extras[i].name, cfg.event, err);
+			x->stop();
+			for (int k = 0; k < n_running_extras; k++)
+				running_extras[k]->stop();
+			e->stop();
+			engine = NULL;
+			return FA_RC_ENGINE;
+		}
+		running_extras[n_running_extras++] = x;
+		size_t len = strlen(engine_desc);
+		snprintf(engine_desc + len, sizeof(engine_desc) - len, " + %s", extras[i].name);
+	}
 	return FA_RC_OK;
 }
 
-/* One event per session: event=, or alloc= / lock= / wall= alone. Fills eff (a copy of o with event and
- * interval set); -1 with a message when several are asked for. */
+/* Events of a session: the primary one (event=, or the first of alloc= / lock= / wall= when event= is
+ * absent) and the others beside it. Several events need JFR to be told apart; the other outputs show
+ * the primary event. */
+
+static int kind_of(const char *event)
+{
+	return !strcmp(event, "wall") ? SK_WALL : !strcmp(event, "alloc") ? SK_ALLOC : !strcmp(event, "lock") ? SK_LOCK
+												   : SK_EXEC;
+}
+
+/* Fills eff (a copy of o with the primary event and its interval) and the extras. */
 static int effective_event(const struct options *o, struct options *eff)
 {
 	*eff = *o;
-	const char *extra[3] = {"alloc", "lock", "wall"};
+	const char *names[3] = {"alloc", "lock", "wall"};
 	int64_t vals[3] = {o->alloc_bytes, o->lock_ns, o->wall_ns};
-	int n = 0;
+	n_extras = 0;
 	for (int i = 0; i < 3; i++) {
 		if (vals[i] < 0)
 			continue;
-		if (eff->event[0] && strcmp(eff->event, extra[i]) != 0) {
-			log_error("event=%s with %s=: several events in one session need the JFR output, which this "
-				  "version does not write yet; profile one event at a time", eff->event, extra[i]);
+		if (!eff->event[0]) {
+			snprintf(eff->event, sizeof(eff->event), "%s", names[i]);
+			if (vals[i] > 0 && !o->interval)
+				eff->interval = vals[i];
+			continue;
+		}
+		if (!strcmp(eff->event, names[i])) {
+			if (vals[i] > 0 && !o->interval)
+				eff->interval = vals[i];
+			continue;
+		}
+		if (!strcmp(names[i], "wall") && strcmp(eff->event, "cpu") && strcmp(eff->event, "ctimer") &&
+		    strcmp(eff->event, "itimer") && strcmp(eff->event, "alloc") && strcmp(eff->event, "lock")) {
+			log_error("wall= beside event=%s: the wall clock runs beside cpu, ctimer, itimer, alloc or lock", eff->event);
 			return -1;
 		}
-		snprintf(eff->event, sizeof(eff->event), "%s", extra[i]);
-		if (vals[i] > 0 && !o->interval)
-			eff->interval = vals[i];
-		n++;
+		extras[n_extras++] = (struct extra_event){names[i], vals[i], kind_of(names[i])};
 	}
-	(void)n;
+	primary_kind = kind_of(eff->event[0] ? eff->event : "cpu");
 	return 0;
 }
 
@@ -355,8 +404,12 @@ static int do_start(const struct options *given, int resume)
 		.threads = o->threads,
 		.weight = (uint64_t)interval_ns,
 		.tsc_per_ns = tsc_per_ns,
-		.wall_state = o->threads && strcmp(o->event, "wall") == 0,
+		.wall_state = o->threads && (strcmp(o->event, "wall") == 0 || o->wall_ns >= 0),
+		.mark_kind = n_extras > 0,
 	};
+	for (int i = 0; i < n_extras; i++)
+		if (extras[i].kind == SK_WALL)
+			sc.wall_weight = (uint64_t)(extras[i].interval > 0 ? extras[i].interval : OPTIONS_DEFAULT_WALL_NS);
 	vm_code_cache(&sc.code_lo, &sc.code_hi);
 	if (keep) {
 		/* resume adds to the counters of the last session */
@@ -419,6 +472,9 @@ static void pause_sampling(void)
 	sampler_enable(0);
 	if (engine)
 		engine->stop();
+	for (int i = 0; i < n_running_extras; i++)
+		running_extras[i]->stop();
+	n_running_extras = 0;
 	sampler_quiesce();
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -501,6 +557,12 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 			snprintf(buf, sizeof(c->names[0]), "%s", vm_class_name(f->id));
 			mf->kind = FK_CLASS;
 			break;
+		case RAW_EVENT:
+			/* several events: the trie outputs show the primary one */
+			if ((int)f->id != primary_kind)
+				return 0;
+			out--;
+			continue;
 		case RAW_STATE:
 			snprintf(buf, sizeof(c->names[0]), "%s", f->id ? "[sleeping]" : "[running]");
 			mf->kind = FK_STATE;
@@ -675,6 +737,7 @@ static int jfr_stack_of(struct jfr_build *b, int64_t ref, uint32_t *out)
 		switch (f->kind) {
 		case RAW_THREAD:
 		case RAW_STATE:
+		case RAW_EVENT:
 			continue;
 		case RAW_CLASS:
 			b->stack_class[idx] = keep_str(b, strdup(vm_class_name(f->id)));
@@ -787,7 +850,10 @@ static int write_jfr(const struct options *o, FILE *f)
 			continue;
 		int key = jfr_thread_of(&b, e->tid, e->serial, e->version);
 		struct jfr_event *je = &events[m++];
-		je->kind = kind == JFR_MONITOR_ENTER && b.stack_is_park[s] ? JFR_THREAD_PARK : kind;
+		enum jfr_event_kind k = n_extras == 0 ? kind
+					: e->kind == SK_WALL ? JFR_WALL_SAMPLE : e->kind == SK_ALLOC ? JFR_ALLOC_SAMPLE
+					: e->kind == SK_LOCK ? JFR_MONITOR_ENTER : JFR_EXECUTION_SAMPLE;
+		je->kind = k == JFR_MONITOR_ENTER && b.stack_is_park[s] ? JFR_THREAD_PARK : k;
 		je->time_ns = session_start_ns + (int64_t)((double)(int64_t)(e->tsc - session_start_tsc) / per_ns);
 		je->tid = key;
 		je->stack = s;

@@ -99,7 +99,7 @@ const struct sampler_event *sampler_log_entries(void)
 }
 
 void sampler_log_event(uint64_t tsc, int64_t ref, int tid, uint32_t serial, uint32_t version, uint64_t weight,
-		       int state)
+		       int state, int kind)
 {
 	if (!log_capacity)
 		return;
@@ -116,6 +116,7 @@ void sampler_log_event(uint64_t tsc, int64_t ref, int tid, uint32_t serial, uint
 	e->serial = serial;
 	e->state = (uint8_t)(state < 0 ? 0 : state);
 	e->version = version;
+	e->kind = (uint8_t)kind;
 	__atomic_store_n(&e->published, 1, __ATOMIC_RELEASE);
 }
 
@@ -188,7 +189,17 @@ void sampler_enable(int on)
 
 static _Atomic int inflight;
 
-void sampler_record_frames(struct raw_frame *frames, int n, uint64_t weight)
+static int mark(struct raw_frame *frames, int n, int kind)
+{
+	if (!config.mark_kind)
+		return n;
+	frames[n].bci = 0;
+	frames[n].kind = RAW_EVENT;
+	frames[n].id = (uint64_t)kind;
+	return n + 1;
+}
+
+void sampler_record_frames(struct raw_frame *frames, int n, uint64_t weight, int kind)
 {
 	atomic_fetch_add(&inflight, 1);
 	if (!atomic_load_explicit(&enabled, memory_order_acquire)) {
@@ -204,8 +215,9 @@ void sampler_record_frames(struct raw_frame *frames, int n, uint64_t weight)
 		frames[n].id = (uint64_t)serial << 32 | (uint32_t)tid;
 		n++;
 	}
+	n = mark(frames, n, kind);
 	int64_t ref = calltrace_put_ref(config.table, frames, n, weight);
-	sampler_log_event(rdtsc(), ref, tid, serial, threads_last_version, weight, -1);
+	sampler_log_event(rdtsc(), ref, tid, serial, threads_last_version, weight, -1, kind);
 	if (ref >= 0 && calltrace_is_overflow_ref(config.table, ref))
 		atomic_fetch_add_explicit(&sampler_counters.overflow, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sampler_counters.samples, 1, memory_order_relaxed);
@@ -394,8 +406,10 @@ static int64_t record(void *ucontext, uint64_t weight, int state)
 		frames[n].id = (uint64_t)serial << 32 | (uint32_t)tid;
 		n++;
 	}
+	int kind = state >= 0 ? SK_WALL : SK_EXEC;
+	n = mark(frames, n, kind);
 	int64_t ref = calltrace_put_ref(config.table, frames, n, weight);
-	sampler_log_event(t0, ref, tid, serial, version, weight, state);
+	sampler_log_event(t0, ref, tid, serial, version, weight, state, kind);
 	if (ref >= 0 && calltrace_is_overflow_ref(config.table, ref))
 		atomic_fetch_add_explicit(&sampler_counters.overflow, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sampler_counters.samples, 1, memory_order_relaxed);
@@ -426,7 +440,7 @@ void sampler_signal_handler(int sig, siginfo_t *si, void *ucontext)
 		/* the wall-clock engine's own signals carry a cookie; anything else queued is not ours */
 		int v = si->si_value.sival_int;
 		if ((v & ~0xff) == SAMPLER_WALL_COOKIE && si->si_pid == (pid_t)syscall(SYS_getpid))
-			record(ucontext, config.weight, v & 0xff);
+			record(ucontext, config.wall_weight ? config.wall_weight : config.weight, v & 0xff);
 		goto out;
 	}
 	if (si && si->si_code <= 0 && si->si_code != SI_TIMER)

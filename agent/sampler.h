@@ -30,6 +30,9 @@ typedef void (*sampler_agct_fn)(sampler_agct_trace *trace, int32_t depth, void *
  * and re-arming them from "now" would lose the time between expiry and tick). */
 enum sampler_rearm { REARM_NONE = 0, REARM_PERF };
 
+/* What produced a sample (multi-event sessions log each with its kind; JFR writes them as such). */
+enum sampler_kind { SK_EXEC = 0, SK_WALL = 1, SK_ALLOC = 2, SK_LOCK = 3 };
+
 struct sampler_config {
 	struct calltrace_table *table;
 	sampler_agct_fn agct;  /* NULL: no Java stacks */
@@ -42,6 +45,8 @@ struct sampler_config {
 	int64_t interval;      /* mean interval (ns, or events for perf counters) for re-arming */
 	int wall_state;        /* wall samples get a root frame [running] / [sleeping] */
 	uintptr_t code_lo, code_hi; /* HotSpot's code cache; 0 = unknown (no recovery of failed walks) */
+	uint64_t wall_weight;  /* weight of a wall-clock sample (its interval) */
+	int mark_kind;         /* several events: add a RAW_EVENT root frame to every trace */
 };
 
 /* The event log (for JFR): one entry per sample with its time, thread and trace, in mmap'd memory. */
@@ -53,7 +58,8 @@ struct sampler_event {
 	uint32_t serial;
 	uint8_t state;     /* wall: SAMPLER_STATE_* */
 	uint8_t published;
-	uint16_t pad;
+	uint8_t kind;      /* enum sampler_kind */
+	uint8_t pad;
 	uint32_t version;  /* the thread's name version */
 };
 
@@ -65,7 +71,7 @@ uint64_t sampler_log_lost(void);
 const struct sampler_event *sampler_log_entries(void);
 /* [SIG] Appends one entry (lock-free); counts it lost when full. */
 void sampler_log_event(uint64_t tsc, int64_t ref, int tid, uint32_t serial, uint32_t version, uint64_t weight,
-		       int state);
+		       int state, int kind);
 /* [SIG] The current rdtsc value. */
 uint64_t sampler_tsc(void);
 
@@ -110,9 +116,9 @@ void sampler_quiesce(void);
 void sampler_signal_handler(int sig, siginfo_t *si, void *ucontext);
 
 /* Records a sample whose frames the caller collected (JVMTI callbacks: alloc, lock), leaf first, with
- * room for 2 more frames after n (thread root). Counts like a signal sample. Not for signal handlers
+ * room for 2 more frames after n (thread and event roots). Counts like a signal sample. Not for signal handlers
  * (it may run on any thread, concurrently); sampler_quiesce waits for it too. */
-void sampler_record_frames(struct raw_frame *frames, int n, uint64_t weight);
+void sampler_record_frames(struct raw_frame *frames, int n, uint64_t weight, int kind);
 
 /* [SIG] Records one sample for the current thread with the given ucontext (may be NULL). */
 void sampler_record(void *ucontext, uint64_t weight);

@@ -42,6 +42,16 @@ public class LockApp {
         }
     }
 
+    static volatile Object garbage;
+
+    /** Allocates steadily (for sessions that profile allocations beside locks). */
+    static void allocLoop(long end) {
+        while (System.nanoTime() < end) {
+            garbage = new byte[2048];
+            try { Thread.sleep(0, 50_000); } catch (InterruptedException e) { return; }
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 3;
         long end = System.nanoTime() + (long) (seconds * 1e9);
@@ -52,6 +62,9 @@ public class LockApp {
             ts[2 + i] = new Thread(() -> juclContended(end), "jucl-" + i);
             ts[4 + i] = new Thread(() -> semContended(end), "sem-" + i);
         }
+        Thread allocator = new Thread(() -> allocLoop(end), "alloc-worker");
+        allocator.setDaemon(true);
+        allocator.start();
         for (Thread t : ts) t.start();
         for (Thread t : ts) t.join();
     }
