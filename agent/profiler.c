@@ -23,6 +23,7 @@
 #include "model.h"
 #include "out.h"
 #include "sampler.h"
+#include "symbols.h"
 #include "threads.h"
 #include "vm.h"
 
@@ -406,6 +407,7 @@ static int do_start(const struct options *given, int resume)
 		.tsc_per_ns = tsc_per_ns,
 		.wall_state = o->threads && (strcmp(o->event, "wall") == 0 || o->wall_ns >= 0),
 		.mark_kind = n_extras > 0,
+		.native = o->cstack != CSTACK_NO,
 	};
 	for (int i = 0; i < n_extras; i++)
 		if (extras[i].kind == SK_WALL)
@@ -495,18 +497,7 @@ struct resolve_ctx {
 
 static const char *native_name(uint64_t pc, char *out, size_t outlen)
 {
-	Dl_info info;
-	ElfW(Sym) *sym = NULL;
-	if (!dladdr1((void *)(uintptr_t)pc, &info, (void **)&sym, RTLD_DL_SYMENT) || !info.dli_fname) {
-		snprintf(out, outlen, "[unknown_native]");
-		return out;
-	}
-	const char *lib = strrchr(info.dli_fname, '/');
-	lib = lib ? lib + 1 : info.dli_fname;
-	if (info.dli_sname && sym && pc < (uint64_t)(uintptr_t)info.dli_saddr + sym->st_size)
-		snprintf(out, outlen, "%s", info.dli_sname);
-	else
-		snprintf(out, outlen, "[%s]", lib);
+	symbols_name(pc, 0, out, outlen);
 	return out;
 }
 
@@ -535,8 +526,7 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 				mf->kind = FK_ERROR;
 			break;
 		case RAW_NATIVE:
-			native_name(f->id, buf, sizeof(c->names[0]));
-			mf->kind = buf[0] == '[' ? FK_NATIVE : (strstr(buf, "::") ? FK_CPP : FK_NATIVE);
+			mf->kind = symbols_name(f->id, c->o->lib, buf, sizeof(c->names[0]));
 			break;
 		case RAW_ERROR:
 			snprintf(buf, sizeof(c->names[0]), "%s", calltrace_error_frame((enum trace_error)f->id));
@@ -581,6 +571,19 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 		}
 	}
 	n = out;
+	/* unnamed libc frames at the bottom of native stacks (start_thread, clone) add nothing: drop them */
+	int first = 0;
+	while (first < n && (c->frames[first].kind == FK_THREAD || c->frames[first].kind == FK_STATE))
+		first++;
+	int drop = 0;
+	while (first + drop + 1 < n && c->frames[first + drop].kind == FK_NATIVE &&
+	       c->frames[first + drop].name[0] == '[' && strstr(c->frames[first + drop].name, "+0x"))
+		drop++;
+	if (drop) {
+		for (int i = first; i + drop < n; i++)
+			c->frames[i] = c->frames[i + drop];
+		n -= drop;
+	}
 	if (!model_trace_selected(c->frames, n, (char(*)[256])c->o->include, c->o->n_include,
 				  (char(*)[256])c->o->exclude, c->o->n_exclude))
 		return 0;

@@ -9,6 +9,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "stackwalk.h"
 #include "threads.h"
 
 struct stripe {
@@ -269,6 +270,8 @@ static uint64_t context_pc(void *ucontext)
 	return (uint64_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
 }
 
+static int java_walk(struct raw_frame *frames, void *ucontext, void *env);
+
 static int in_code(uintptr_t pc)
 {
 	return pc >= config.code_lo && pc < config.code_hi;
@@ -322,13 +325,34 @@ static int recover(struct raw_frame *frames, int depth, void *ucontext, void *en
 	return 0;
 }
 
+#define MAX_NATIVE 128
+
+/* Native frames above the Java ones (leaf first) into frames; returns how many. */
+static int native_frames(struct raw_frame *frames, void *ucontext, int *reached_java)
+{
+	uint64_t pcs[MAX_NATIVE];
+	*reached_java = 0;
+	if (!config.native || !config.code_lo)
+		return 0;
+	int n = stackwalk_fp(ucontext, config.code_lo, config.code_hi, pcs, MAX_NATIVE, reached_java);
+	for (int i = 0; i < n; i++) {
+		frames[i].bci = 0;
+		frames[i].kind = RAW_NATIVE;
+		frames[i].id = pcs[i];
+	}
+	return n;
+}
+
 /* Fills frames leaf first; returns the count (>= 1). */
 static int walk(struct raw_frame *frames, void *ucontext, int tid, uint32_t *serial)
 {
 	void *env = threads_lookup(tid, serial);
 	if (!env || !config.agct) {
-		/* not a Java thread (GC, JIT, VM threads) or one the agent has no JNIEnv for: keep the
-		 * interrupted PC; dump time names its library until native stacks are walked */
+		/* not a Java thread (GC, JIT, VM threads) or one the agent has no JNIEnv for: its native stack */
+		int reached;
+		int n = native_frames(frames, ucontext, &reached);
+		if (n > 0)
+			return n;
 		uint64_t pc = context_pc(ucontext);
 		if (!env && pc) {
 			frames[0].bci = 0;
@@ -338,7 +362,20 @@ static int walk(struct raw_frame *frames, void *ucontext, int tid, uint32_t *ser
 		}
 		return error_frame(frames, env ? ERR_UNKNOWN : ERR_NO_JAVA_ENV);
 	}
-	int cut = config.depth_root > 0 ? CALLTRACE_MAX_FRAMES - 4 : config.depth + 1;
+	/* in native or VM code: those frames first, then the Java stack from AsyncGetCallTrace */
+	int reached_java = 0;
+	int nn = native_frames(frames, ucontext, &reached_java);
+	if (nn > 0) {
+		int rest = java_walk(frames + nn, ucontext, env);
+		return nn + rest;
+	}
+	return java_walk(frames, ucontext, env);
+}
+
+/* The Java frames (AsyncGetCallTrace, recovery, jstackdepth) into frames; returns the count (>= 1). */
+static int java_walk(struct raw_frame *frames, void *ucontext, void *env)
+{
+	int cut = config.depth_root > 0 ? 4096 + 1 : config.depth + 1;
 	sampler_agct_trace trace = {env, 0, (sampler_agct_frame *)frames};
 	config.agct(&trace, cut, ucontext);
 	int n = trace.num_frames;

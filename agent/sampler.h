@@ -46,6 +46,7 @@ struct sampler_config {
 	int wall_state;        /* wall samples get a root frame [running] / [sleeping] */
 	uintptr_t code_lo, code_hi; /* HotSpot's code cache; 0 = unknown (no recovery of failed walks) */
 	uint64_t wall_weight;  /* weight of a wall-clock sample (its interval) */
+	int native;            /* walk native frames (cstack=fp, the default) */
 	int mark_kind;         /* several events: add a RAW_EVENT root frame to every trace */
 };
 
