@@ -56,6 +56,6 @@ share() {
 	awk -v re="$2" '{ n = $NF; t += n; if ($0 ~ re) m += n } END { if (t == 0) print -1; else printf "%d\n", (100 * m / t) + 0.5 }' "$1"
 }
 # total FILE: sum of counts in a collapsed file
-total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
+total() { awk '{ t += $NF } END { printf "%.0f\n", t }' "$1"; }
 # within A B TOL: |A-B| <= TOL
 within() { local d=$(($1 - $2)); [ ${d#-} -le "$3" ]; }

@@ -24,5 +24,5 @@ out=$WORK/demo.collapsed
 run_java 60 "event=cpu,interval=2ms,threads,file=$out" -Xmx64m Demo 3 || fail "JVM failed"
 check "GC threads show their C++ frames, demangled" grep -qE '^\[(GC Thread#[0-9]+|G1 [^]]*) tid=[0-9]+\];.*G1[A-Za-z]*::[A-Za-z_]+\(' "$out"
 check "JIT compiler threads show the compiler's frames" grep -qE '^\[C[12] CompilerThre[^]]* tid=[0-9]+\];.*(Compile|C2Compiler|Compilation)[A-Za-z_]*::' "$out"
-check "Java code in the VM: libjvm frames above the Java frame" grep -qE 'Demo\.[a-zA-Z]+;[A-Za-z_:]*(Runtime|Allocator|Klass)[A-Za-z_]*::' "$out"
+check "Java code in the VM: libjvm C++ frames above a Java frame" grep -qE '(Demo|java/[a-z/]+/[A-Za-z$]+)\.[a-zA-Z$0-9<>]+;[^ ;]*::' "$out"
 finish
