@@ -12,7 +12,7 @@ check "equal wall samples (±15%): compute $c, sleep $s, blocked $b, pipe $p" aw
 	'BEGIN { m = (a + b + c + d) / 4; if (m < 50) exit 1; split(a " " b " " c " " d, v, " "); for (i in v) if (v[i] < 0.85 * m || v[i] > 1.15 * m) exit 1 }'
 check "wall-compute runs wallCompute" grep -qE '^\[wall-compute tid=[0-9]+\];\[running\];.*WallApp.wallCompute [0-9]+$' "$out"
 check "wall-sleep sleeps in Thread.sleep under wallSleep" grep -qE '^\[wall-sleep tid=[0-9]+\];\[sleeping\];.*WallApp.wallSleep;java/lang/Thread.sleep' "$out"
-check "wall-blocked waits in wallBlocked (native monitor frames above it)" grep -qE '^\[wall-blocked tid=[0-9]+\];\[sleeping\];.*WallApp.wallBlocked(;[^ ]*::[^ ]*)? [0-9]+$' "$out"
+check "wall-blocked waits in wallBlocked (native monitor frames above it)" grep -qE '^\[wall-blocked tid=[0-9]+\];\[sleeping\];.*WallApp.wallBlocked(;[^ ]+)? [0-9]+$' "$out"
 check "wall-pipe waits in FileInputStream.read under wallPipe" grep -qE '^\[wall-pipe tid=[0-9]+\];\[sleeping\];.*WallApp.wallPipe;.*java/io/FileInputStream.read' "$out"
 sl=$(grep '^\[wall-sleep tid=' "$out" | grep -F '[sleeping]' | total /dev/stdin)
 check "wall-sleep is recorded sleeping ($sl of $s)" test $((sl * 100)) -ge $((s * 90))
