@@ -206,7 +206,12 @@ int main(int argc, char **argv)
 						   ro.exclude, ro.n_exclude, ro.label, ro.group_threads};
 			rc = jfr_read_counted(argv[i], &jo, m, &n, err, sizeof(err));
 		} else {
-			rc = read_collapsed(argv[i], &ro, m, &n, err, sizeof(err));
+			uint64_t ignored = 0;
+			char warn[512];
+			rc = read_collapsed(argv[i], &ro, m, &n, &ignored, warn, sizeof(warn), err, sizeof(err));
+			if (rc == 0 && ignored)
+				fprintf(stderr, "flameconv: %s: ignored %llu malformed line%s (first: %s)\n", argv[i],
+					(unsigned long long)ignored, ignored == 1 ? "" : "s", warn);
 		}
 		if (rc != 0) {
 			fprintf(stderr, "flameconv: %s\n", err);
@@ -217,14 +222,20 @@ int main(int argc, char **argv)
 	}
 	if (diff) {
 		char err[FA_MAX_PATH + 256];
-		uint64_t n = 0;
+		uint64_t n = 0, ignored = 0;
+		char warn[512];
 		ro.base = 1;
 		ro.label = NULL;
-		if (read_collapsed(argv[optind], &ro, m, &n, err, sizeof(err)) != 0) {
+		if (read_collapsed(argv[optind], &ro, m, &n, &ignored, warn, sizeof(warn), err, sizeof(err)) != 0) {
 			fprintf(stderr, "flameconv: %s\n", err);
 			model_destroy(m);
 			return FA_EXIT_USAGE;
 		}
+	}
+	if (total == 0) {
+		fprintf(stderr, "flameconv: no samples in the input: nothing written\n");
+		model_destroy(m);
+		return FA_EXIT_USAGE;
 	}
 	struct render_opts r;
 	out_render_init(&r, &o, o.total ? "units" : "samples");

@@ -28,11 +28,12 @@ enum { READ_GROUP_NONE = 0, READ_GROUP_STAGE, READ_GROUP_POOL };
  * "pool-N-thread-N") and only their tid by stage. Writes into out. */
 void read_group_thread(const char *name, int mode, char *out, size_t outlen);
 
-/* Adds every stack of a collapsed file ("-" = stdin; gzip read transparently) to m. Returns 0, or
- * -errno / -EINVAL with a message in err naming the file (and line for malformed input). *samples gets
- * the total count read. */
-int read_collapsed(const char *path, const struct read_opts *o, struct model *m, uint64_t *samples, char *err,
-		   size_t errlen);
+/* Adds every stack of a collapsed file ("-" = stdin; gzip read transparently) to m. Malformed lines are
+ * skipped and counted in *ignored, with the first one described in warn ("line 3: ..."). Returns 0, or
+ * -errno / -EINVAL (a binary file) with a message in err naming the file. *samples gets the total count
+ * read. */
+int read_collapsed(const char *path, const struct read_opts *o, struct model *m, uint64_t *samples,
+		   uint64_t *ignored, char *warn, size_t warnlen, char *err, size_t errlen);
 
 /* Whether a file looks like JFR (magic "FLR\0", also inside gzip). */
 int read_is_jfr(const char *path);

@@ -74,9 +74,9 @@ static int add_line(char *line, size_t lineno, const char *path, const struct re
 	char *end = NULL;
 	unsigned long long count = space ? strtoull(space + 1, &end, 10) : 0;
 	if (!space || space == line || !end || *end || end == space + 1) {
-		snprintf(err, errlen, "%s:%zu: not a collapsed stack line (expected frames;separated;by;semicolons COUNT): %.60s",
-			 path, lineno, line);
-		return -EINVAL;
+		snprintf(err, errlen, "line %zu: not a collapsed stack line (expected frames;separated;by;semicolons COUNT): %.60s",
+			 lineno, line);
+		return 1; /* skipped, counted by the caller */
 	}
 	*space = 0;
 	int n = 0, n_grouped = 0;
@@ -114,13 +114,29 @@ static int add_line(char *line, size_t lineno, const char *path, const struct re
 	return 0;
 }
 
-int read_collapsed(const char *path, const struct read_opts *o, struct model *m, uint64_t *samples, char *err,
-		   size_t errlen)
+int read_collapsed(const char *path, const struct read_opts *o, struct model *m, uint64_t *samples,
+		   uint64_t *ignored, char *warn, size_t warnlen, char *err, size_t errlen)
 {
+	*ignored = 0;
+	if (warnlen)
+		warn[0] = 0;
 	gzFile gz = strcmp(path, "-") == 0 ? gzdopen(0, "rb") : gzopen(path, "rb");
 	if (!gz) {
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno ? errno : ENOMEM));
 		return -(errno ? errno : ENOMEM);
+	}
+	if (strcmp(path, "-") != 0) {
+		/* a foreign binary file: say so instead of ignoring every line of it */
+		unsigned char head[4096];
+		int n = gzread(gz, head, sizeof(head)), odd = 0;
+		for (int i = 0; i < n; i++)
+			odd += head[i] == 0 || (head[i] < 32 && head[i] != '\n' && head[i] != '\r' && head[i] != '\t');
+		if (n > 0 && (memchr(head, 0, (size_t)n) || odd * 10 > n)) {
+			snprintf(err, errlen, "%s: binary data: not a collapsed stack file (nor JFR)", path);
+			gzclose(gz);
+			return -EINVAL;
+		}
+		gzrewind(gz);
 	}
 	size_t cap = 1 << 16, lineno = 0;
 	char *line = malloc(cap);
@@ -149,7 +165,14 @@ int read_collapsed(const char *path, const struct read_opts *o, struct model *m,
 		if (!got || rc)
 			break;
 		lineno++;
-		rc = add_line(line, lineno, path, o, m, frames, samples, err, errlen);
+		char msg[256];
+		rc = add_line(line, lineno, path, o, m, frames, samples, msg, sizeof(msg));
+		if (rc == 1) {
+			if (!*ignored)
+				snprintf(warn, warnlen, "%s", msg);
+			(*ignored)++;
+			rc = 0;
+		}
 	}
 	int zerr = 0;
 	const char *zmsg = gzerror(gz, &zerr);

@@ -37,3 +37,22 @@ awk -v b="$base" -v a="$t10" -v c="$t1" 'BEGIN {
 }'
 echo "sampler cost at 10ms: $cost10"
 echo "sampler cost at 1ms:  $cost1"
+
+# flameconv: a generated 1,000,000-line collapsed file with about 200,000 distinct stacks to HTML
+big=$tmp/big.collapsed
+awk 'BEGIN { srand(7); for (i = 0; i < 1000000; i++) { k = int(rand() * 200000);
+	printf "java/lang/Thread.run;pkg/svc/Service%d.handle;pkg/mod/Module%d.process;pkg/leaf/Leaf%d.compute %d\n",
+	k % 40, int(k / 40) % 500, k, 1 + i % 7 } }' > "$big"
+distinct=$(cut -d' ' -f1 "$big" | sort -u | wc -l)
+if [ -x /usr/bin/time ]; then
+	/usr/bin/time -f '%e %M' -o "$tmp/time.txt" build/bin/flameconv "$big" "$tmp/big.html" 2>/dev/null
+	read -r secs kb < "$tmp/time.txt"
+else
+	start=$(date +%s.%N); build/bin/flameconv "$big" "$tmp/big.html" 2>/dev/null; end=$(date +%s.%N)
+	secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }'); kb="n/a (no /usr/bin/time)"
+fi
+in_size=$(stat -c %s "$big") out_size=$(stat -c %s "$tmp/big.html")
+awk -v s="$secs" -v kb="$kb" -v i="$in_size" -v o="$out_size" -v d="$distinct" 'BEGIN {
+	printf "flameconv: 1000000 lines, %d distinct stacks, %.1f MB in -> HTML %.1f MB (%.1f%% of the input, target <= 25%%) in %s s (target <= 2 s), peak %s KB\n",
+		d, i / 1e6, o / 1e6, 100 * o / i, s, kb
+}'

@@ -1,12 +1,14 @@
 // Real-browser checks of the HTML and SVG flame graphs. Usage:
-//   node flamegraph.test.mjs PAGE.html PAGE.svg FRAME_NAME SHOT_DIR
+//   node flamegraph.test.mjs PAGE.html PAGE.svg FRAME_NAME SHOT_DIR [EXPECTED_PERCENT]
+// With EXPECTED_PERCENT, the frame's drawn width and the search's matched share must equal it (±0.1).
 // Prints "ok ..." / "FAIL ..." lines and exits non-zero when a check fails.
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-const [html, svg, frameName, shots] = process.argv.slice(2);
+const [html, svg, frameName, shots, expectedArg] = process.argv.slice(2);
+const expected = expectedArg === undefined ? null : Number(expectedArg);
 let failed = 0;
 const check = (ok, what) => { console.log((ok ? 'ok   ' : 'FAIL ') + what); if (!ok) failed++; };
 
@@ -40,6 +42,13 @@ try {
     return null;
   }, frameName);
   check(box !== null, `html: frame ${frameName} is drawn`);
+  if (expected !== null) {
+    const w = await page.evaluate(name => {
+      for (const l of window.fg.levels) for (const f of l || []) if (f.node.name === name) return f.w * 100;
+      return -1;
+    }, frameName);
+    check(Math.abs(w - expected) < 0.1, `html: ${frameName} is drawn at ${w.toFixed(2)}% of the width (expected ${expected}%)`);
+  }
   if (box) {
     await page.mouse.move(box.x, box.y);
     const tip = await page.textContent('#tip');
@@ -59,7 +68,8 @@ try {
   await page.press('#search', 'Enter');
   const matched = await page.evaluate(() => window.fg.matched);
   const matchedText = await page.textContent('#matched');
-  check(matched > 0 && matched <= 100 && /Matched: [0-9.]+%/.test(matchedText), `html: search shows the matched share (${matchedText})`);
+  check(matched > 0 && matched <= 100 && /Matched: [0-9.]+%/.test(matchedText) &&
+    (expected === null || Math.abs(matched - expected) < 0.1), `html: search shows the matched share (${matchedText})`);
   await page.screenshot({ path: path.join(shots, 'flamegraph-search.png') });
   await page.click('#flip');
   check(await page.evaluate(() => window.fg.inverted) === true, 'html: icicle toggle');
@@ -101,7 +111,7 @@ try {
   }
   await sp.evaluate(name => search(name.replace(/[.$]/g, '\\$&')), frameName);
   const sm = await sp.evaluate(() => document.documentElement.getAttribute('data-matched'));
-  check(+sm > 0 && +sm <= 100, `svg: search shows the matched share (${sm}%)`);
+  check(+sm > 0 && +sm <= 100 && (expected === null || Math.abs(+sm - expected) < 0.1), `svg: search shows the matched share (${sm}%)`);
   check(sErrors.length === 0, 'svg: no script errors ' + sErrors.join(' | '));
 } finally {
   await browser.close();

@@ -48,4 +48,22 @@ check "--group-threads=stage folds task threads by stage" grep -qxF '[Executor t
 check "missing input: exit 1 and a message naming it" bash -c "[ $rc -eq 1 ] && grep -q 'cannot read $WORK/nope.collapsed' '$WORK/err.txt'"
 "$FC" "$WORK/exec-1.collapsed" /nonexistent-dir/x.html 2> "$WORK/err.txt"; rc=$?
 check "unwritable output: exit 4 and a message naming it" bash -c "[ $rc -eq 4 ] && grep -q 'cannot write /nonexistent-dir/x.html' '$WORK/err.txt'"
+printf 'a;b 5\nbroken line\nc;d x\nanother\n' > "$WORK/mal.collapsed"
+"$FC" "$WORK/mal.collapsed" "$WORK/mal.out.collapsed" 2> "$WORK/err.txt"; rc=$?
+check "malformed lines are skipped, counted and reported ($rc)" bash -c "[ $rc -eq 0 ] && grep -q 'ignored 3 malformed lines' '$WORK/err.txt' && grep -qx 'a;b 5' '$WORK/mal.out.collapsed'"
+: > "$WORK/empty.collapsed"
+"$FC" "$WORK/empty.collapsed" "$WORK/empty.html" 2> "$WORK/err.txt"; rc=$?
+check "empty input: an error, non-zero exit, no output file ($rc)" bash -c "[ $rc -ne 0 ] && grep -q 'no samples in the input' '$WORK/err.txt' && [ ! -e '$WORK/empty.html' ]"
+head -c 2000 /bin/ls > "$WORK/foreign.bin"
+"$FC" "$WORK/foreign.bin" "$WORK/foreign.html" 2> "$WORK/err.txt"; rc=$?
+check "a foreign binary file: a clear error naming it ($rc)" bash -c "[ $rc -ne 0 ] && grep -q 'foreign.bin: binary data: not a collapsed stack file' '$WORK/err.txt' && [ ! -e '$WORK/foreign.html' ]"
+check "nothing half-written is left" bash -c "! ls '$WORK' | grep -q '\.tmp\.'"
+
+# known diff: base a=80 b=20, new a=50 b=50 -> b grew (red), a shrank (blue); two counts per line
+printf 'main;a 80\nmain;b 20\n' > "$WORK/kb.collapsed"
+printf 'main;a 50\nmain;b 50\n' > "$WORK/kn.collapsed"
+"$FC" --diff "$WORK/kb.collapsed" "$WORK/kn.collapsed" "$WORK/kd.collapsed" 2>/dev/null
+check "known diff: two-count lines" bash -c "grep -qx 'main;a 80 50' '$WORK/kd.collapsed' && grep -qx 'main;b 20 50' '$WORK/kd.collapsed'"
+"$FC" --diff "$WORK/kb.collapsed" "$WORK/kn.collapsed" "$WORK/kd.svg" 2>/dev/null
+check "known diff: b (+30 points of self share) full red, a (-30) full blue" bash -c "grep '<title>b (' '$WORK/kd.svg' | grep -q 'fill=\"rgb(255,0,0)\"' && grep '<title>a (' '$WORK/kd.svg' | grep -q 'fill=\"rgb(0,0,255)\"'"
 finish

@@ -256,10 +256,24 @@ static void test_graphs(void)
 	/* children by weight: main (86) before worker (13) */
 	CHECK(strstr(tree, "[main tid=1]") < strstr(tree, "[worker tid=2]"));
 	/* minwidth prunes frames under the threshold */
+	struct model *gm = build(0);
+	r.minwidth = 0;
+	char *ghtml = render_fmt(gm, &r, out_flamegraph_html);
+	/* the page's data part (the template is tested in the browser) */
+	char *data = strstr(ghtml, "const P = ");
+	char *end = data ? strstr(data, "};") : NULL;
+	if (data && end)
+		end[2] = 0;
+	golden("fixture-data.js", data ? data : "");
+	free(ghtml);
+	model_destroy(gm);
 	r.minwidth = 5;
 	char *pruned = render_fmt(m, &r, out_flamegraph_svg);
 	CHECK(strstr(pruned, "G1RemSet") == NULL);
 	CHECK(strstr(pruned, "Main.inner") != NULL);
+	/* deterministic documents: golden files too */
+	golden("fixture.svg", svg);
+	golden("fixture-tree.html", tree);
 	const char *dir = getenv("FA_RENDER_DIR");
 	if (dir) {
 		/* pages for the browser test (test/integration/t_browser.sh) */

@@ -57,13 +57,13 @@ int main(void)
 	const char *gz = write_file("b.collapsed.gz", text, 1);
 	struct read_opts ro;
 	memset(&ro, 0, sizeof(ro));
-	char err[512];
-	uint64_t n = 0;
+	char err[512], warn[512];
+	uint64_t n = 0, ig = 0;
 
 	struct model *m = model_create(0);
-	CHECK_INT(0, read_collapsed(plain, &ro, m, &n, err, sizeof(err)));
+	CHECK_INT(0, read_collapsed(plain, &ro, m, &n, &ig, warn, sizeof(warn), err, sizeof(err)));
 	CHECK_INT(10, n);
-	CHECK_INT(0, read_collapsed(gz, &ro, m, &n, err, sizeof(err)));
+	CHECK_INT(0, read_collapsed(gz, &ro, m, &n, &ig, warn, sizeof(warn), err, sizeof(err)));
 	CHECK_INT(10, n);
 	CHECK_INT(20, model_node_total(model_root(m), 0));
 	char *s = collapsed(m);
@@ -80,7 +80,7 @@ int main(void)
 	m = model_create(0);
 	ro.threads = 1;
 	ro.label = "[exec-1]";
-	CHECK_INT(0, read_collapsed(plain, &ro, m, &n, err, sizeof(err)));
+	CHECK_INT(0, read_collapsed(plain, &ro, m, &n, &ig, warn, sizeof(warn), err, sizeof(err)));
 	s = collapsed(m);
 	CHECK(strstr(s, "[exec-1];[main tid=1];Main.main;Main.work 5\n") != NULL);
 	free(s);
@@ -90,17 +90,17 @@ int main(void)
 	snprintf(ro.include[0], 256, "*burn*");
 	ro.n_include = 1;
 	m = model_create(0);
-	CHECK_INT(0, read_collapsed(plain, &ro, m, &n, err, sizeof(err)));
+	CHECK_INT(0, read_collapsed(plain, &ro, m, &n, &ig, warn, sizeof(warn), err, sizeof(err)));
 	CHECK_INT(2, n);
 	model_destroy(m);
 
 	/* diff: base counts on NEW's shape */
 	memset(&ro, 0, sizeof(ro));
 	m = model_create(0);
-	CHECK_INT(0, read_collapsed(plain, &ro, m, &n, err, sizeof(err)));
+	CHECK_INT(0, read_collapsed(plain, &ro, m, &n, &ig, warn, sizeof(warn), err, sizeof(err)));
 	ro.base = 1;
 	const char *base = write_file("base.collapsed", "Main.main;Main.work 1\nOnly.inBase 7\n", 0);
-	CHECK_INT(0, read_collapsed(base, &ro, m, &n, err, sizeof(err)));
+	CHECK_INT(0, read_collapsed(base, &ro, m, &n, &ig, warn, sizeof(warn), err, sizeof(err)));
 	CHECK_INT(8, model_base_total(m));
 	s = collapsed(m);
 	CHECK_STR("Main.main 0 3\nMain.main;Main.work 1 5\nWorker.run;burn_loop;do_syscall_64 0 2\n", s);
@@ -109,11 +109,16 @@ int main(void)
 
 	/* malformed input names file and line */
 	memset(&ro, 0, sizeof(ro));
-	const char *bad = write_file("bad.collapsed", "a;b 1\nno count here\n", 0);
+	const char *bad = write_file("bad.collapsed", "a;b 1\nno count here\nx;y zz\n;;; \n", 0);
 	m = model_create(0);
-	CHECK(read_collapsed(bad, &ro, m, &n, err, sizeof(err)) == -EINVAL);
-	CHECK(strstr(err, "bad.collapsed:2: not a collapsed stack line") != NULL);
-	CHECK(read_collapsed("/nonexistent/x.collapsed", &ro, m, &n, err, sizeof(err)) != 0);
+	CHECK_INT(0, read_collapsed(bad, &ro, m, &n, &ig, warn, sizeof(warn), err, sizeof(err)));
+	CHECK_INT(1, n); /* the good line counts, the bad ones are skipped and counted */
+	CHECK_INT(3, ig);
+	CHECK(strstr(warn, "line 2: not a collapsed stack line") != NULL);
+	const char *bin = write_file("bin.collapsed", "\x7f" "ELF\x02\x01\x01\x01\x02\x03", 0);
+	CHECK(read_collapsed(bin, &ro, m, &n, &ig, warn, sizeof(warn), err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "binary data: not a collapsed stack file") != NULL);
+	CHECK(read_collapsed("/nonexistent/x.collapsed", &ro, m, &n, &ig, warn, sizeof(warn), err, sizeof(err)) != 0);
 	CHECK(strstr(err, "cannot read /nonexistent/x.collapsed") != NULL);
 	model_destroy(m);
 
