@@ -224,6 +224,11 @@ static int effective_event(const struct options *o, struct options *eff)
 			continue;
 		}
 		if (!strcmp(eff->event, names[i])) {
+			if (!strcmp(names[i], "wall")) {
+				log_error("event=wall and wall= both ask for the wall clock: use event=wall,interval=TIME, or "
+					  "wall=TIME beside another event (event=cpu,wall=50ms)");
+				return -1;
+			}
 			if (vals[i] > 0 && !o->interval)
 				eff->interval = vals[i];
 			continue;
@@ -362,10 +367,41 @@ static void reset_event_log(const struct options *o)
 	session_start_tsc = __builtin_ia32_rdtsc();
 }
 
+/* The smallest interval each engine honours: the kernel clamps cpu-clock periods to 10 us, the wall-clock
+ * sampler thread cannot usefully wake more often than every millisecond, ITIMER_PROF fires on scheduler
+ * ticks. 0 = no minimum. */
+static int64_t min_interval(const char *event)
+{
+	if (!event[0] || !strcmp(event, "cpu") || !strcmp(event, "ctimer") || !strcmp(event, "cpu-clock") ||
+	    !strcmp(event, "task-clock"))
+		return 10000;
+	if (!strcmp(event, "wall") || !strcmp(event, "itimer"))
+		return 1000000;
+	return 0;
+}
+
+static int check_intervals(const struct options *o)
+{
+	int64_t min = min_interval(o->event);
+	if (o->interval > 0 && o->interval < min) {
+		log_error("interval=%lldns is below what event=%s can honour: the minimum is %lld%s", (long long)o->interval,
+			  o->event[0] ? o->event : "cpu", (long long)(min >= 1000000 ? min / 1000000 : min / 1000),
+			  min >= 1000000 ? "ms" : "us");
+		return -1;
+	}
+	for (int i = 0; i < n_extras; i++)
+		if (extras[i].kind == SK_WALL && extras[i].interval > 0 && extras[i].interval < 1000000) {
+			log_error("wall=%lldns is below what the wall clock can honour: the minimum is 1ms",
+				  (long long)extras[i].interval);
+			return -1;
+		}
+	return 0;
+}
+
 static int do_start(const struct options *given, int resume)
 {
 	struct options eff;
-	if (effective_event(given, &eff) != 0)
+	if (effective_event(given, &eff) != 0 || check_intervals(&eff) != 0)
 		return FA_RC_BAD_OPTION;
 	const struct options *o = &eff;
 	if (state == RUNNING) {
@@ -1049,7 +1085,7 @@ int profiler_command(const struct options *o, int at_load)
 		if (at_load) {
 			session = *o;
 			pending_start = 1;
-			if (effective_event(o, &eff) != 0)
+			if (effective_event(o, &eff) != 0 || check_intervals(&eff) != 0)
 				rc = FA_RC_BAD_OPTION;
 			else if (check_output_path(o->file, 0) != 0)
 				rc = FA_RC_OUTPUT;

@@ -10,7 +10,7 @@ check "alloc: byte[] allocated in allocBytes is a leaf" grep -qE '^([^ ]*;)?Allo
 app=$WORK/alloc.app
 grep -E 'AllocApp.alloc(Strings|Bytes);' "$out" > "$app"
 s=$(share "$app" 'String\[\]')
-check "alloc: String[] has ${s}% of the app's bytes (expected 75 ±7)" within "$s" 75 7
+check "alloc: String[] has ${s}% of the app's bytes (expected 75 ±5)" within "$s" 75 5
 
 out=$WORK/alloc.txt
 run_java 60 "event=alloc,interval=256k,summary,file=$out" AllocApp 1 || fail "JVM failed"
@@ -24,6 +24,15 @@ check "lock: Semaphore waits end in its sync class" grep -qE 'LockApp.semContend
 # each pair waits about half of the run (one holds while the other waits): ~1.5 s of 3 s, in ns
 w=$(grep 'LockApp.syncContended;LockApp$Monitor' "$out" | total /dev/stdin)
 check "lock: synchronized wait time ${w} ns is about half the run (0.8-2.5 s)" test "$w" -gt 800000000 -a "$w" -lt 2500000000
+
+# two sites (synchronized and ReentrantLock) against the wait times the app measured itself
+out=$WORK/ratio.collapsed
+run_java 60 "event=lock,total,file=$out" LockRatio 3 || fail "JVM failed"
+read -r wa wb < <(sed -nE 's/^WAIT a=([0-9]+) b=([0-9]+)/\1 \2/p' "$WORK/out.txt")
+truth=$(( 100 * wa / (wa + wb) ))
+pa=$(awk '{ if ($0 ~ /LockRatio.waitA/) a += $NF; else if ($0 ~ /LockRatio.waitB/) b += $NF } END { if (a + b == 0) print -1; else printf "%d\n", 100 * a / (a + b) + 0.5 }' "$out")
+check "lock: monitor site's share of wait time ${pa}% vs measured ${truth}% (±10)" within "$pa" "$truth" 10
+check "lock: both sites present (synchronized A and the ReentrantLock)" bash -c "grep -q 'LockRatio\$A [0-9]*$' '$out' && grep -q 'ReentrantLock\$NonfairSync [0-9]*$' '$out'"
 
 out=$WORK/lock-threshold.collapsed
 run_java 60 "event=lock,interval=1s,file=$out" LockApp 1 || fail "JVM failed"

@@ -16,6 +16,11 @@ bad "interval=-5ms" "interval=-5ms"
 bad "evnt=cpu" "evnt"
 bad "event=cpu,file=/nonexistent-dir/sub/out.collapsed" "/nonexistent-dir/sub"
 bad "jstackdepth=0" "jstackdepth=0"
+bad "event=wall,wall=10ms" "event=wall and wall= both ask for the wall clock"
+bad "event=cpu,interval=1us" "the minimum is 10us"
+bad "event=wall,interval=100us" "the minimum is 1ms"
+bad "event=bogus" "supported: cpu, ctimer, itimer"
+bad "cstack=lbr" "expected fp, dwarf or no"
 
 out=$WORK/summary.txt
 run_java 60 "event=cpu,interval=5ms,summary,flat=5,traces=3,file=$out" CpuBurner 2 || fail "JVM failed"
