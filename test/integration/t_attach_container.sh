@@ -11,10 +11,14 @@ if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || ! command -v setpr
 fi
 id fauser >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin fauser
 JDK=$(dirname "$(dirname "$JAVA")")
-# inside: a fresh tmpfs on /tmp with the test classes, the build tree's lib directory hidden
+# inside: a fresh tmpfs on /tmp with the test classes (staged outside /tmp, which the checkout may be
+# under), the build tree's lib directory hidden when it is still visible
+stage=$(mktemp -d /dev/shm/fa-stage-XXXXXX 2>/dev/null || mktemp -d /var/tmp/fa-stage-XXXXXX)
+cp "$APPS"/*.class "$stage"/
+chmod -R a+rX "$stage"
 env --default-signal=QUIT unshare --pid --mount --fork --mount-proc --propagation private sh -c "
-	mount -t tmpfs tmpfs /tmp && mkdir /tmp/app && cp '$APPS'/*.class /tmp/app/ && chmod -R a+rX /tmp/app &&
-	mount -t tmpfs tmpfs '$TOP/build/lib' &&
+	mount -t tmpfs tmpfs /tmp && mkdir /tmp/app && cp '$stage'/*.class /tmp/app/ && chmod -R a+rX /tmp/app &&
+	{ [ ! -d '$TOP/build/lib' ] || mount -t tmpfs tmpfs '$TOP/build/lib'; } &&
 	exec setpriv --reuid=fauser --regid=fauser --clear-groups '$JAVA' -cp /tmp/app CpuBurner 120" > "$WORK/jvm.log" 2>&1 &
 _pids+=($!)
 JPID=
@@ -34,4 +38,5 @@ check "the result lands at the caller's path with the hot method" grep -q 'CpuBu
 check "the agent was copied into the target's /tmp" bash -c "ls /proc/$JPID/root/tmp/ | grep -q '^libflameagent-.*\.so$'"
 check "no temporary output left in the target's /tmp" bash -c "! ls /proc/$JPID/root/tmp/ | grep -q '^flameagent-'"
 kill -9 "$JPID" 2>/dev/null
+rm -rf "$stage"
 finish
