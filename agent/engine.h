@@ -37,6 +37,9 @@ extern const struct engine engine_lock;
 int engine_perf_known(const char *name, int64_t *default_period, int *is_time);
 /* Checks that perf_event_open accepts the event on this machine; 0, or -errno with the reason in err. */
 int engine_perf_probe(const char *name, char *err, size_t errlen);
+/* Set by the cpu engine's start when perf_event_paranoid allowed user-mode counting only (time in the
+ * kernel is then not sampled). */
+extern int perf_note_user_only;
 /* The perf event the running cpu engine counts ("cpu-clock", "page-faults", ...). */
 const char *engine_perf_event_name(void);
 /* Lists the perf events with what perf_event_open says of each on this machine; returns how many work. */

@@ -73,6 +73,8 @@ static const struct perf_event_def *find_event(const char *name)
 	return NULL;
 }
 
+int perf_note_user_only;
+
 int engine_perf_known(const char *name, int64_t *default_period, int *is_time)
 {
 	const struct perf_event_def *e = find_event(name);
@@ -88,6 +90,8 @@ int engine_perf_known(const char *name, int64_t *default_period, int *is_time)
 
 static const struct perf_event_def *current = &events[0];
 static struct engine_config cfg;
+/* perf_event_paranoid 2 lets an unprivileged process count itself in user mode only */
+static int user_only;
 static intptr_t perf_open(int tid);
 static void perf_close(intptr_t fd);
 static struct thread_set set = {.lock = PTHREAD_MUTEX_INITIALIZER, .open = perf_open, .close = perf_close};
@@ -103,6 +107,8 @@ static intptr_t perf_open(int tid)
 	attr.disabled = 1;
 	attr.wakeup_events = 1;
 	attr.exclude_idle = 1;
+	attr.exclude_kernel = (unsigned)user_only;
+	attr.exclude_hv = (unsigned)user_only;
 	int fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -150,7 +156,14 @@ static int perf_start(const struct engine_config *c, char *err, unsigned errlen)
 	}
 	raise_fd_limit();
 	/* probe on this thread first so a refusal (perf_event_paranoid, seccomp, no PMU) is reported clearly */
+	user_only = 0;
 	intptr_t probe = perf_open((int)syscall(SYS_gettid));
+	if (probe == -1 && (errno == EACCES || errno == EPERM)) {
+		user_only = 1;
+		probe = perf_open((int)syscall(SYS_gettid));
+		if (probe != -1)
+			perf_note_user_only = 1;
+	}
 	if (probe == -1) {
 		int e = errno;
 		if (current->type != PERF_TYPE_SOFTWARE && (e == ENOENT || e == EOPNOTSUPP || e == ENODEV))

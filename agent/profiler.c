@@ -169,6 +169,12 @@ static int start_engine(const struct options *o)
 		return FA_RC_ENGINE;
 	}
 	engine = e;
+	if (e == &engine_perf && perf_note_user_only) {
+		log_warn("event=%s: kernel.perf_event_paranoid allows user-mode sampling only: time spent in the kernel "
+			 "is not sampled (event=ctimer includes it, or run as root / lower perf_event_paranoid to 1)",
+			 cfg.event);
+		perf_note_user_only = 0;
+	}
 	if (e == &engine_perf)
 		snprintf(engine_desc, sizeof(engine_desc), "perf_events %s per thread", engine_perf_event_name());
 	else

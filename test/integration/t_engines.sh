@@ -21,4 +21,21 @@ for ev in cpu ctimer itimer; do
 	check "$ev: burnLight ${pl}% vs measured ${light}% (±5)" within "$pl" "$light" 5
 	check "$ev: frames are named java/class.method, root first" grep -qE '^([^ ]*;)?CpuBurner.main;CpuBurner.burnHeavy [0-9]+$' "$out"
 done
+
+# perf_event_open refused (seccomp, paranoid): event=cpu falls back to CPU timers and says so
+out=$WORK/fallback.collapsed
+LD_PRELOAD=$TOP/build/test/native/libnoperf.so run_java 60 "event=cpu,interval=5ms,file=$out" CpuBurner 1 || fail "JVM failed: $(tail -n 3 "$WORK/out.txt")"
+check "perf_event_open refused: a warning names the fallback" grep -q 'perf_event_open refused: Permission denied.*falling back to event=ctimer' "$WORK/out.txt"
+check "perf_event_open refused: the profile is still there (ctimer)" grep -q 'CpuBurner.burnHeavy' "$out"
+
+# an unprivileged user at perf_event_paranoid 2 samples user mode with perf_events, with a note
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+	id fauser >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin fauser
+	stage=$(mktemp -d /dev/shm/fa-user-XXXXXX 2>/dev/null || mktemp -d /var/tmp/fa-user-XXXXXX)
+	cp -r "$APPS" "$stage/java" && cp "$AGENT" "$stage/" && chmod -R a+rwX "$stage"
+	(cd "$stage" && setpriv --reuid=fauser --regid=fauser --clear-groups "$JAVA" -agentpath:"$stage/libflameagent.so"=event=cpu,interval=5ms,summary,file="$stage/u.txt" \
+		-cp "$stage/java" CpuBurner 1 > "$stage/out.txt" 2>&1)
+	check "unprivileged user: perf_events in user mode, with a note on kernel time" bash -c "grep -q 'allows user-mode sampling only' '$stage/out.txt' && grep -q 'perf_events cpu-clock per thread' '$stage/u.txt'"
+	rm -rf "$stage"
+fi
 finish
