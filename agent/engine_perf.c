@@ -88,6 +88,19 @@ int engine_perf_known(const char *name, int64_t *default_period, int *is_time)
 	return 1;
 }
 
+/* The reason perf_event_open refused event e (errno en), for messages. */
+static void explain(const struct perf_event_def *e, int en, char *err, size_t errlen)
+{
+	if (e->type != PERF_TYPE_SOFTWARE && (en == ENOENT || en == EOPNOTSUPP || en == ENODEV))
+		snprintf(err, errlen,
+			 "this machine has no hardware counter for %s (perf_event_open: %s); virtual machines without "
+			 "a virtual PMU have none: use event=cpu, or a software event such as page-faults",
+			 e->name, strerror(en));
+	else
+		snprintf(err, errlen, "perf_event_open refused: %s%s", strerror(en),
+			 en == EACCES || en == EPERM ? " (kernel.perf_event_paranoid or a seccomp profile)" : "");
+}
+
 static const struct perf_event_def *current = &events[0];
 static struct engine_config cfg;
 /* perf_event_paranoid 2 lets an unprivileged process count itself in user mode only */
@@ -166,14 +179,7 @@ static int perf_start(const struct engine_config *c, char *err, unsigned errlen)
 	}
 	if (probe == -1) {
 		int e = errno;
-		if (current->type != PERF_TYPE_SOFTWARE && (e == ENOENT || e == EOPNOTSUPP || e == ENODEV))
-			snprintf(err, errlen,
-				 "this machine has no hardware counter for %s (perf_event_open: %s); virtual machines "
-				 "without a virtual PMU have none: use event=cpu, or a software event such as page-faults",
-				 current->name, strerror(e));
-		else
-			snprintf(err, errlen, "perf_event_open refused: %s%s", strerror(e),
-				 e == EACCES || e == EPERM ? " (kernel.perf_event_paranoid or a seccomp profile)" : "");
+		explain(current, e, err, errlen);
 		return -e;
 	}
 	perf_close(probe);
@@ -219,14 +225,7 @@ int engine_perf_probe(const char *name, char *err, size_t errlen)
 		return 0;
 	}
 	int en = errno;
-	if (e->type != PERF_TYPE_SOFTWARE && (en == ENOENT || en == EOPNOTSUPP || en == ENODEV))
-		snprintf(err, errlen,
-			 "this machine has no hardware counter for %s (perf_event_open: %s); virtual machines without "
-			 "a virtual PMU have none: use event=cpu, or a software event such as page-faults",
-			 e->name, strerror(en));
-	else
-		snprintf(err, errlen, "perf_event_open refused: %s%s", strerror(en),
-			 en == EACCES || en == EPERM ? " (kernel.perf_event_paranoid or a seccomp profile)" : "");
+	explain(e, en, err, errlen);
 	return -en;
 }
 

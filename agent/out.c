@@ -77,3 +77,17 @@ void out_abort(struct out_file *of)
 	of->f = NULL;
 	unlink(of->tmp);
 }
+
+int out_write(const struct model *m, const struct render_opts *r, const struct profile_stats *st, unsigned bits,
+	      FILE *f)
+{
+	if (bits & OUT_TEXT_MASK)
+		return out_text(m, r, st, bits & OUT_TEXT_MASK, f);
+	if (bits & OUT_FLAMEGRAPH)
+		return out_flamegraph_html(m, r, f);
+	if (bits & OUT_SVG)
+		return out_flamegraph_svg(m, r, f);
+	if (bits & OUT_TREE)
+		return out_tree(m, r, f);
+	return out_collapsed(m, r, f);
+}

@@ -37,6 +37,11 @@ int out_flamegraph_svg(const struct model *m, const struct render_opts *r, FILE 
 /* HTML call tree: nested <details>, total and self per node, children by weight. */
 int out_tree(const struct model *m, const struct render_opts *r, FILE *f);
 
+/* Writes the model in the format bits select (text bits combine; else html, svg, tree, collapsed; JFR is
+ * not from the model). Returns 0 or -errno. */
+int out_write(const struct model *m, const struct render_opts *r, const struct profile_stats *st, unsigned bits,
+	      FILE *f);
+
 /* Whole-file output. out_open: "-" or "" -> stdout; otherwise creates "<path>.tmp.<pid>" next to path.
  * Returns NULL with a message in err ("cannot write /x/out.html: No such file or directory").
  * out_commit flushes, closes and renames onto the final path (0 or -errno, message in err);

@@ -984,18 +984,7 @@ static int write_profile(const struct options *o)
 	char err[FA_MAX_PATH + 256];
 	int rc = out_open(&of, path, err, sizeof(err));
 	if (rc == 0) {
-		if (bits & OUT_JFR)
-			rc = write_jfr(o, of.f);
-		else if (bits & OUT_TEXT_MASK)
-			rc = out_text(m, &r, &st, bits & OUT_TEXT_MASK, of.f);
-		else if (bits & OUT_FLAMEGRAPH)
-			rc = out_flamegraph_html(m, &r, of.f);
-		else if (bits & OUT_SVG)
-			rc = out_flamegraph_svg(m, &r, of.f);
-		else if (bits & OUT_TREE)
-			rc = out_tree(m, &r, of.f);
-		else
-			rc = out_collapsed(m, &r, of.f);
+		rc = bits & OUT_JFR ? write_jfr(o, of.f) : out_write(m, &r, &st, bits, of.f);
 		if (rc != 0) {
 			snprintf(err, sizeof(err), "cannot write %s: %s", path, strerror(-rc));
 			out_abort(&of);

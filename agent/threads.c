@@ -119,6 +119,30 @@ static void publish_version(int tid, uint32_t serial, uint32_t version)
 	}
 }
 
+/* A new name entry for (tid, serial, version), indexed and published; NULL on ENOMEM. Lock held. */
+static struct name_entry *new_entry(int tid, uint32_t serial, uint32_t version)
+{
+	if (n_names == cap_names) {
+		unsigned cap = cap_names ? cap_names * 2 : 256;
+		struct name_entry *grown = realloc(names, cap * sizeof(*names));
+		if (!grown)
+			return NULL;
+		names = grown;
+		cap_names = cap;
+	}
+	struct name_entry *e = &names[n_names++];
+	unsigned h = (unsigned)tid & (NAME_INDEX - 1);
+	e->prev = name_index[h];
+	name_index[h] = n_names;
+	e->tid = tid;
+	e->serial = serial;
+	e->version = version;
+	e->name = NULL;
+	e->is_java = 0;
+	publish_version(tid, serial, version);
+	return e;
+}
+
 void threads_set_name(int tid, uint32_t serial, const char *name, int is_java)
 {
 	if (tid <= 0 || !name)
@@ -128,45 +152,14 @@ void threads_set_name(int tid, uint32_t serial, const char *name, int is_java)
 	if (e && e->name && strcmp(e->name, name) != 0) {
 		/* a rename: keep the old name for the samples taken under it */
 		uint32_t version = e->version + 1;
-		e = NULL;
-		if (n_names == cap_names) {
-			unsigned cap = cap_names ? cap_names * 2 : 256;
-			struct name_entry *grown = realloc(names, cap * sizeof(*names));
-			if (!grown)
-				goto out;
-			names = grown;
-			cap_names = cap;
-		}
-		e = &names[n_names++];
-		unsigned h = (unsigned)tid & (NAME_INDEX - 1);
-		e->prev = name_index[h];
-		name_index[h] = n_names;
-		e->tid = tid;
-		e->serial = serial;
-		e->version = version;
-		e->name = NULL;
-		e->is_java = 0;
-		publish_version(tid, serial, version);
+		e = new_entry(tid, serial, version);
+		if (!e)
+			goto out;
 	}
 	if (!e) {
-		if (n_names == cap_names) {
-			unsigned cap = cap_names ? cap_names * 2 : 256;
-			struct name_entry *grown = realloc(names, cap * sizeof(*names));
-			if (!grown)
-				goto out;
-			names = grown;
-			cap_names = cap;
-		}
-		e = &names[n_names++];
-		unsigned h = (unsigned)tid & (NAME_INDEX - 1);
-		e->prev = name_index[h];
-		name_index[h] = n_names;
-		e->tid = tid;
-		e->serial = serial;
-		e->version = 0;
-		e->name = NULL;
-		e->is_java = 0;
-		publish_version(tid, serial, 0);
+		e = new_entry(tid, serial, 0);
+		if (!e)
+			goto out;
 	}
 	if (!e->name || strcmp(e->name, name) != 0) {
 		char *copy = strdup(name);

@@ -1,5 +1,5 @@
 /* Reads HotSpot's exported gHotSpotVMStructs table (the one the Serviceability Agent uses) to find field
- * offsets. Start/attach time only; never in a signal handler. */
+ * offsets and static field addresses. Start/attach time only; never in a signal handler. */
 #include "vmstructs.h"
 
 #include <dlfcn.h>
@@ -15,50 +15,45 @@ static uint64_t sym_u64(const char *name, int *ok)
 	return *p;
 }
 
-long vmstructs_offset(const char *type, const char *field)
+/* The table entry for (type, field, static or not), or NULL; *value_off gets where the entry keeps the
+ * offset (non-static) or the address (static). */
+static const char *find_entry(const char *type, const char *field, int is_static, uint64_t *value_off)
 {
 	char **base = dlsym(RTLD_DEFAULT, "gHotSpotVMStructs");
 	if (!base || !*base)
-		return -1;
+		return NULL;
 	int ok = 1;
 	uint64_t o_type = sym_u64("gHotSpotVMStructEntryTypeNameOffset", &ok);
 	uint64_t o_field = sym_u64("gHotSpotVMStructEntryFieldNameOffset", &ok);
 	uint64_t o_static = sym_u64("gHotSpotVMStructEntryIsStaticOffset", &ok);
-	uint64_t o_offset = sym_u64("gHotSpotVMStructEntryOffsetOffset", &ok);
+	uint64_t o_value = sym_u64(is_static ? "gHotSpotVMStructEntryAddressOffset" : "gHotSpotVMStructEntryOffsetOffset",
+				   &ok);
 	uint64_t stride = sym_u64("gHotSpotVMStructEntryArrayStride", &ok);
 	if (!ok || stride == 0)
-		return -1;
-	for (char *e = *base;; e += stride) {
-		const char *t = *(const char **)(e + o_type);
-		const char *f = *(const char **)(e + o_field);
+		return NULL;
+	for (const char *e = *base;; e += stride) {
+		const char *t = *(const char *const *)(e + o_type);
+		const char *f = *(const char *const *)(e + o_field);
 		if (!t)
-			break;
-		if (f && *(int32_t *)(e + o_static) == 0 && strcmp(t, type) == 0 && strcmp(f, field) == 0)
-			return (long)*(uint64_t *)(e + o_offset);
+			return NULL;
+		if (f && (*(const int32_t *)(e + o_static) != 0) == (is_static != 0) && strcmp(t, type) == 0 &&
+		    strcmp(f, field) == 0) {
+			*value_off = o_value;
+			return e;
+		}
 	}
-	return -1;
+}
+
+long vmstructs_offset(const char *type, const char *field)
+{
+	uint64_t off;
+	const char *e = find_entry(type, field, 0, &off);
+	return e ? (long)*(const uint64_t *)(e + off) : -1;
 }
 
 void *vmstructs_static_address(const char *type, const char *field)
 {
-	char **base = dlsym(RTLD_DEFAULT, "gHotSpotVMStructs");
-	if (!base || !*base)
-		return NULL;
-	int ok = 1;
-	uint64_t o_type = sym_u64("gHotSpotVMStructEntryTypeNameOffset", &ok);
-	uint64_t o_field = sym_u64("gHotSpotVMStructEntryFieldNameOffset", &ok);
-	uint64_t o_static = sym_u64("gHotSpotVMStructEntryIsStaticOffset", &ok);
-	uint64_t o_address = sym_u64("gHotSpotVMStructEntryAddressOffset", &ok);
-	uint64_t stride = sym_u64("gHotSpotVMStructEntryArrayStride", &ok);
-	if (!ok || stride == 0)
-		return NULL;
-	for (char *e = *base;; e += stride) {
-		const char *t = *(const char **)(e + o_type);
-		const char *f = *(const char **)(e + o_field);
-		if (!t)
-			break;
-		if (f && *(int32_t *)(e + o_static) != 0 && strcmp(t, type) == 0 && strcmp(f, field) == 0)
-			return *(void **)(e + o_address);
-	}
-	return NULL;
+	uint64_t off;
+	const char *e = find_entry(type, field, 1, &off);
+	return e ? *(void *const *)(e + off) : NULL;
 }

@@ -243,16 +243,7 @@ int main(int argc, char **argv)
 	char err[FA_MAX_PATH + 256];
 	int rc = out_open(&of, output, err, sizeof(err));
 	if (rc == 0) {
-		if (bits & OUT_TEXT_MASK)
-			rc = out_text(m, &r, NULL, bits & OUT_TEXT_MASK, of.f);
-		else if (bits & OUT_FLAMEGRAPH)
-			rc = out_flamegraph_html(m, &r, of.f);
-		else if (bits & OUT_SVG)
-			rc = out_flamegraph_svg(m, &r, of.f);
-		else if (bits & OUT_TREE)
-			rc = out_tree(m, &r, of.f);
-		else
-			rc = out_collapsed(m, &r, of.f);
+		rc = out_write(m, &r, NULL, bits, of.f);
 		if (rc) {
 			snprintf(err, sizeof(err), "cannot write %s: %s", output, strerror(-rc));
 			out_abort(&of);
