@@ -6,12 +6,14 @@ cd "$(dirname "$0")/.."
 JAVA=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}/bin/java
 AGENT=$PWD/build/lib/libflameagent.so
 mkdir -p build/demo
-# the richest format this build writes: HTML flame graph when available, else collapsed + text
-formats="collapsed summary"
-if strings "$AGENT" | grep -q 'flamegraph-data'; then formats="html collapsed summary"; fi
+# every format: the interactive HTML flame graph (open it in a browser), SVG, JFR (jfr print / JMC),
+# collapsed stacks and the text summary
+formats="html svg jfr collapsed summary"
 for f in $formats; do
 	case $f in
-	html) opts="file=build/demo/profile.html" ;;
+	html) opts="file=build/demo/profile.html,threads" ;;
+	svg) opts="file=build/demo/profile.svg" ;;
+	jfr) opts="file=build/demo/profile.jfr,threads" ;;
 	collapsed) opts="file=build/demo/profile.collapsed,threads" ;;
 	summary) opts="file=build/demo/summary.txt,summary,flat=15,traces=5" ;;
 	esac
