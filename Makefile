@@ -168,3 +168,8 @@ clean:
 .PHONY: deps
 deps:
 	@scripts/install-deps.sh
+
+# make stress: the sampler for 5 minutes under deoptimisation, class unloading and GC pressure (issue 8)
+.PHONY: stress
+stress: all
+	@JAVA_HOME=$(JAVA_HOME) STRESS_SECONDS=$${STRESS_SECONDS:-300} TESTS=t_stress.sh test/integration/run.sh
