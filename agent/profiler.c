@@ -450,11 +450,13 @@ static int do_start(const struct options *given, int resume)
 		.wall_state = o->threads && (strcmp(o->event, "wall") == 0 || o->wall_ns >= 0),
 		.mark_kind = n_extras > 0,
 		.native = o->cstack != CSTACK_NO,
+		.typed = 1,
 	};
 	for (int i = 0; i < n_extras; i++)
 		if (extras[i].kind == SK_WALL)
 			sc.wall_weight = (uint64_t)(extras[i].interval > 0 ? extras[i].interval : OPTIONS_DEFAULT_WALL_NS);
 	vm_code_cache(&sc.code_lo, &sc.code_hi);
+	vm_hotspot_setup();
 	if (keep) {
 		/* resume adds to the counters of the last session */
 		struct sampler_counters saved = sampler_counters;

@@ -9,6 +9,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "hotspot.h"
 #include "stackwalk.h"
 #include "threads.h"
 
@@ -271,6 +272,7 @@ static uint64_t context_pc(void *ucontext)
 }
 
 static int java_walk(struct raw_frame *frames, void *ucontext, void *env);
+static void type_frames(struct raw_frame *frames, int n, struct hs_frame f, uintptr_t stack_hi);
 
 static int in_code(uintptr_t pc)
 {
@@ -304,7 +306,7 @@ static int recover(struct raw_frame *frames, int depth, void *ucontext, void *en
 			npc = *(const uintptr_t *)sp;
 			nsp = sp + 8;
 		} else {
-			if (fp <= sp || fp - sp > 65536 || (fp & 7) != 0)
+			if (fp < sp || fp - sp > 65536 || (fp & 7) != 0)
 				break;
 			npc = ((const uintptr_t *)fp)[1];
 			nsp = fp + 16;
@@ -319,10 +321,195 @@ static int recover(struct raw_frame *frames, int depth, void *ucontext, void *en
 		config.agct(&trace, depth, &copy);
 		if (trace.num_frames > 0) {
 			*stub_pc = pc;
+			for (int i = 0; i < trace.num_frames; i++)
+				frames[i].kind = RAW_JAVA;
+			uintptr_t stack_hi = config.typed && hotspot_layout.ok ? hotspot_stack_base(env) : 0;
+			if (stack_hi)
+				type_frames(frames, trace.num_frames, (struct hs_frame){npc, nsp, nfp}, stack_hi);
 			return trace.num_frames;
 		}
 	}
 	return 0;
+}
+
+static void set_context(ucontext_t *copy, const ucontext_t *uc, const struct hs_frame *f)
+{
+	for (int i = 0; i < NGREG; i++)
+		copy->uc_mcontext.gregs[i] = uc->uc_mcontext.gregs[i];
+	copy->uc_mcontext.fpregs = uc->uc_mcontext.fpregs;
+	copy->uc_mcontext.gregs[REG_RIP] = (greg_t)f->pc;
+	copy->uc_mcontext.gregs[REG_RSP] = (greg_t)f->sp;
+	copy->uc_mcontext.gregs[REG_RBP] = (greg_t)f->fp;
+}
+
+#define DEEP_STEPS 8
+
+/* AsyncGetCallTrace from frame f: in Java code through a copy of the interrupted context; in VM or
+ * native code (where it reads the thread's last-Java-frame anchor, not the context) by pointing the
+ * anchor at f for the call and restoring it after. The thread is inside its own signal handler, so
+ * nothing else of this thread runs meanwhile; the VM writes the same fields only on this thread. */
+static int agct_from(struct raw_frame *frames, int depth, const struct hs_frame *f, void *ucontext, void *env,
+		     uintptr_t *anchor_pc)
+{
+	sampler_agct_trace trace = {env, 0, (sampler_agct_frame *)frames};
+	if (anchor_pc) {
+		/* the anchor is { sp, pc, fp } as hotspot_anchor reads them */
+		uintptr_t *sp_slot = (uintptr_t *)((char *)anchor_pc - hotspot_layout.jt_anchor_pc +
+						   hotspot_layout.jt_anchor_sp);
+		uintptr_t *fp_slot = (uintptr_t *)((char *)anchor_pc - hotspot_layout.jt_anchor_pc +
+						   hotspot_layout.jt_anchor_fp);
+		uintptr_t sp0 = *sp_slot, pc0 = *anchor_pc, fp0 = *fp_slot;
+		__atomic_store_n(sp_slot, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(fp_slot, f->fp, __ATOMIC_RELAXED);
+		__atomic_store_n(anchor_pc, f->pc, __ATOMIC_RELAXED);
+		__atomic_store_n(sp_slot, f->sp, __ATOMIC_RELEASE);
+		config.agct(&trace, depth, ucontext);
+		__atomic_store_n(sp_slot, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(fp_slot, fp0, __ATOMIC_RELAXED);
+		__atomic_store_n(anchor_pc, pc0, __ATOMIC_RELAXED);
+		__atomic_store_n(sp_slot, sp0, __ATOMIC_RELEASE);
+	} else {
+		ucontext_t copy;
+		set_context(&copy, ucontext, f);
+		config.agct(&trace, depth, &copy);
+	}
+	return trace.num_frames;
+}
+
+/* When unwinding one stub is not enough (a compiled method in its prologue or epilogue, entered from
+ * the interpreter, an allocation slow path in the VM), walk HotSpot's physical frames ourselves from f:
+ * each compiled frame gives its method (from the nmethod; frames the JIT inlined into it are not
+ * recovered), each interpreted frame its method and bytecode index, stubs nothing; after every step
+ * AsyncGetCallTrace is asked again from the caller, and the first answer completes the stack.
+ * anchor_pc: f is the thread's anchor (VM or native code), else the interrupted context. Returns the
+ * frame count, or 0. */
+static int deep_recover(struct raw_frame *frames, int depth, struct hs_frame f, int top, void *ucontext, void *env,
+			uintptr_t *anchor_pc)
+{
+	uintptr_t stack_hi = hotspot_stack_base(env);
+	if (!stack_hi || f.sp >= stack_hi || stack_hi - f.sp > (64u << 20))
+		return 0;
+	int n = 0;
+	for (int step = 0; step < DEEP_STEPS && n < depth - 1; step++, top = 0) {
+		struct hs_blob b;
+		if (!in_code(f.pc) || !hotspot_find(f.pc, &b))
+			return 0;
+		if (b.kind == HS_NMETHOD) {
+			uint64_t id = hotspot_jmethod(b.method);
+			if (!id)
+				return 0;
+			frames[n].bci = 0;
+			frames[n].kind = b.level >= 1 && b.level <= 3 ? RAW_JAVA_C1 : RAW_JAVA;
+			frames[n].id = id;
+			n++;
+		} else if (b.kind == HS_INTERPRETER) {
+			uintptr_t m;
+			int bci;
+			if (top || hotspot_interpreted(&f, stack_hi, &m, &bci) != 0)
+				return 0;
+			uint64_t id = hotspot_jmethod(m);
+			if (!id)
+				return 0;
+			frames[n].bci = bci < 0 ? 0 : bci;
+			frames[n].kind = RAW_JAVA_INTERPRETED;
+			frames[n].id = id;
+			n++;
+		}
+		if (hotspot_sender(&f, &b, top, stack_hi) != 0 || !in_code(f.pc))
+			return 0;
+		int got = agct_from(frames + n, depth - n, &f, ucontext, env, anchor_pc);
+		if (got > 0) {
+			for (int i = n; i < n + got; i++)
+				frames[i].kind = RAW_JAVA;
+			if (config.typed)
+				type_frames(frames + n, got, f, stack_hi);
+			return n + got;
+		}
+	}
+	return 0;
+}
+
+/* Marks the kind of each Java frame AsyncGetCallTrace returned (it reports all as compiled) by walking
+ * the physical frames from where it started: a compiled frame holds its method and, before it in the
+ * trace, the methods the JIT inlined into it; an interpreted frame holds one. Stops at the first frame
+ * that does not match (the remaining frames keep RAW_JAVA). */
+static void type_frames(struct raw_frame *frames, int n, struct hs_frame f, uintptr_t stack_hi)
+{
+	int i = 0;
+	for (int step = 0; i < n && step < 1024; step++) {
+		struct hs_blob b;
+		if (!in_code(f.pc) || !hotspot_find(f.pc, &b))
+			return;
+		int top = step == 0;
+		if (b.kind == HS_NMETHOD) {
+			int lim = n < i + 128 ? n : i + 128, j = i;
+			while (j < lim && hotspot_method_of(frames[j].id) != b.method)
+				j++;
+			if (j == lim)
+				return;
+			for (int k = i; k < j; k++)
+				frames[k].kind = RAW_JAVA_INLINED;
+			if (b.level >= 1 && b.level <= 3)
+				frames[j].kind = RAW_JAVA_C1;
+			i = j + 1;
+		} else if (b.kind == HS_INTERPRETER) {
+			uintptr_t m;
+			int bci;
+			if (hotspot_interpreted(&f, stack_hi, &m, &bci) != 0 || hotspot_method_of(frames[i].id) != m)
+				return;
+			frames[i].kind = RAW_JAVA_INTERPRETED;
+			i++;
+			top = 0; /* its own method is in place: the frame is set up */
+		}
+		if (hotspot_sender(&f, &b, top, stack_hi) != 0)
+			return;
+	}
+}
+
+/* Where AsyncGetCallTrace started: the last Java frame anchor when the thread has one (VM or native
+ * code), else the interrupted context. */
+static int walk_start(void *ucontext, void *env, struct hs_frame *f)
+{
+	uintptr_t *pc_slot;
+	if (hotspot_anchor(env, f, &pc_slot)) {
+		if (!f->pc)
+			f->pc = f->sp >= 8 ? *(const uintptr_t *)(f->sp - 8) : 0;
+		return f->pc != 0;
+	}
+	if (!ucontext)
+		return 0;
+	const ucontext_t *uc = ucontext;
+	f->pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	f->sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	f->fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+	return 1;
+}
+
+/* AsyncGetCallTrace refuses a thread in VM code whose anchor has a last Java sp but no pc yet (a
+ * runtime call from compiled code, e.g. an allocation slow path): HotSpot itself fills the pc in from
+ * sp[-1] when it needs the frame (make_walkable). Try that, then walk on from the anchor's frame. */
+static int anchor_recover(struct raw_frame *frames, int depth, void *ucontext, void *env)
+{
+	struct hs_frame f;
+	uintptr_t *pc_slot;
+	if (!hotspot_anchor(env, &f, &pc_slot) || f.sp < 4096 || (f.sp & 7) != 0)
+		return 0;
+	uintptr_t stack_hi = hotspot_stack_base(env);
+	if (!stack_hi || f.sp >= stack_hi)
+		return 0;
+	if (!f.pc)
+		f.pc = *(const uintptr_t *)(f.sp - 8);
+	if (!in_code(f.pc))
+		return 0;
+	int got = agct_from(frames, depth, &f, ucontext, env, pc_slot);
+	if (got > 0) {
+		for (int i = 0; i < got; i++)
+			frames[i].kind = RAW_JAVA;
+		if (config.typed)
+			type_frames(frames, got, f, stack_hi);
+		return got;
+	}
+	return deep_recover(frames, depth, f, 0, ucontext, env, pc_slot);
 }
 
 #define MAX_NATIVE 128
@@ -380,21 +567,41 @@ static int java_walk(struct raw_frame *frames, void *ucontext, void *env)
 	config.agct(&trace, cut, ucontext);
 	int n = trace.num_frames;
 	uint64_t stub_pc = 0;
-	if (n <= 0 && ucontext && (n == -ERR_UNKNOWN_JAVA || n == -ERR_NOT_WALKABLE_JAVA ||
-				   n == -ERR_UNKNOWN_NOT_JAVA || n == -ERR_NOT_WALKABLE_NOT_JAVA)) {
+	int java_state = n == -ERR_UNKNOWN_JAVA || n == -ERR_NOT_WALKABLE_JAVA;
+	int vm_state = n == -ERR_UNKNOWN_NOT_JAVA || n == -ERR_NOT_WALKABLE_NOT_JAVA;
+	if (n <= 0 && ucontext && (java_state || vm_state)) {
 		/* leave frames[0] for the stub: the recovered Java frames go after it */
 		int e = -n;
-		int got = recover(frames + 1, cut - 1, ucontext, env, &stub_pc);
+		/* a compiled method in its prologue or epilogue: the frame walker keeps the method's frame */
+		struct hs_blob top;
+		int in_method = hotspot_layout.ok && in_code(context_pc(ucontext)) &&
+				hotspot_find(context_pc(ucontext), &top) && top.kind == HS_NMETHOD;
+		int got = in_method ? 0 : recover(frames + 1, cut - 1, ucontext, env, &stub_pc);
 		if (got > 0) {
 			atomic_fetch_add_explicit(&sampler_counters.recovered[e], 1, memory_order_relaxed);
 			atomic_fetch_add_explicit(&sampler_counters.errors[e], 1, memory_order_relaxed);
-			for (int i = 1; i <= got; i++)
-				frames[i].kind = RAW_JAVA;
 			frames[0].bci = 0;
 			frames[0].kind = RAW_STUB;
 			frames[0].id = stub_pc;
 			n = got + 1;
 			goto cut_check;
+		}
+		if (hotspot_layout.ok) {
+			if (vm_state) {
+				got = anchor_recover(frames, cut, ucontext, env);
+			} else {
+				const ucontext_t *uc = ucontext;
+				struct hs_frame f = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
+						     (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
+						     (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
+				got = deep_recover(frames, cut, f, 1, ucontext, env, NULL);
+			}
+			if (got > 0) {
+				atomic_fetch_add_explicit(&sampler_counters.recovered[e], 1, memory_order_relaxed);
+				atomic_fetch_add_explicit(&sampler_counters.errors[e], 1, memory_order_relaxed);
+				n = got;
+				goto cut_check;
+			}
 		}
 	}
 	if (n <= 0) {
@@ -403,6 +610,12 @@ static int java_walk(struct raw_frame *frames, void *ucontext, void *env)
 	}
 	for (int i = 0; i < n; i++)
 		frames[i].kind = RAW_JAVA;
+	if (config.typed && hotspot_layout.ok) {
+		struct hs_frame f;
+		uintptr_t stack_hi = hotspot_stack_base(env);
+		if (stack_hi && walk_start(ucontext, env, &f))
+			type_frames(frames, n, f, stack_hi);
+	}
 cut_check:
 	if (n > config.depth) {
 		int root = config.depth_root;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "frames.h"
+#include "hotspot.h"
 #include "log.h"
 #include "threads.h"
 #include "vmstructs.h"
@@ -310,7 +311,8 @@ void *vm_jvm_symbol(const char *name)
 		const ElfW(Sym) *sym = (const ElfW(Sym) *)(base + sh[i].sh_offset);
 		size_t n = sh[i].sh_size / sizeof(ElfW(Sym));
 		for (size_t k = 0; k < n; k++) {
-			if (sym[k].st_name >= strs->sh_size || ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC)
+			if (sym[k].st_name >= strs->sh_size ||
+			    (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC && ELF64_ST_TYPE(sym[k].st_info) != STT_OBJECT))
 				continue;
 			if (strcmp(base + strs->sh_offset + sym[k].st_name, name) == 0) {
 				/* dli_fbase is the load address; symbol values are relative to it for a DSO */
@@ -378,6 +380,126 @@ void vm_code_cache(uintptr_t *lo, uintptr_t *hi)
 		*lo = *hi = 0;
 }
 
+static int field(const char *type, const char *name)
+{
+	long off = vmstructs_offset(type, name);
+	return off >= 0 && off < (1 << 20) ? (int)off : -1;
+}
+
+static int type_bytes(const char *type, const char *name)
+{
+	const char *t = vmstructs_field_type(type, name);
+	if (!t)
+		return 4;
+	long n = vmstructs_type_size(t);
+	return n == 1 || n == 2 || n == 4 ? (int)n : 4;
+}
+
+int vm_hotspot_setup(void)
+{
+	struct hs_layout *l = &hotspot_layout;
+	if (l->ok)
+		return 0;
+	long env_offset = l->env_offset;
+	memset(l, 0, sizeof(*l));
+	l->env_offset = env_offset;
+	void **heaps = vmstructs_static_address("CodeCache", "_heaps");
+	int len_off = field("GrowableArrayBase", "_len"), data_off = field("GrowableArray<int>", "_data");
+	if (!heaps || !*heaps || len_off < 0 || data_off < 0)
+		return -1;
+	int n = *(int *)((char *)*heaps + len_off);
+	void **data = *(void ***)((char *)*heaps + data_off);
+	if (n <= 0 || n > HS_MAX_HEAPS || !data)
+		return -1;
+	for (int i = 0; i < n; i++)
+		l->heaps[i] = (uintptr_t)data[i];
+	l->n_heaps = n;
+	l->heap_memory = field("CodeHeap", "_memory");
+	l->heap_segmap = field("CodeHeap", "_segmap");
+	l->heap_log2 = field("CodeHeap", "_log2_segment_size");
+	l->vs_low_boundary = field("VirtualSpace", "_low_boundary");
+	l->vs_high = field("VirtualSpace", "_high");
+	long hb = vmstructs_type_size("HeapBlock");
+	/* HeapBlock::Header is { length; bool used; }: size_t + bool (16 bytes) or uint32_t + bool (8) */
+	l->hb_size = (int)hb;
+	l->hb_used = (int)hb / 2;
+	l->blob_code_begin = field("CodeBlob", "_code_begin");
+	l->code_absolute = l->blob_code_begin >= 0;
+	if (l->code_absolute) {
+		l->blob_code_end = field("CodeBlob", "_code_end");
+	} else {
+		l->blob_code_begin = field("CodeBlob", "_code_offset");
+		l->blob_code_end = field("CodeBlob", "_data_offset");
+	}
+	l->blob_size = field("CodeBlob", "_size");
+	l->blob_frame_size = field("CodeBlob", "_frame_size");
+	l->blob_frame_complete = field("CodeBlob", "_frame_complete_offset");
+	l->frame_complete_bytes = type_bytes("CodeBlob", "_frame_complete_offset");
+	l->blob_kind = field("CodeBlob", "_kind");
+	l->kind_nmethod = 1; /* CodeBlobKind::Nmethod */
+	const char *method_type = "nmethod";
+	l->nm_method = field("nmethod", "_method");
+	if (l->nm_method < 0) {
+		l->nm_method = field("CompiledMethod", "_method");
+		method_type = "CompiledMethod";
+	}
+	(void)method_type;
+	l->nm_level = field("nmethod", "_comp_level");
+	l->level_bytes = type_bytes("nmethod", "_comp_level");
+	l->nm_entry_bci = field("nmethod", "_entry_bci");
+	l->nm_verified_entry = field("nmethod", "_verified_entry_point");
+	l->verified_absolute = l->nm_verified_entry >= 0;
+	if (!l->verified_absolute)
+		l->nm_verified_entry = field("nmethod", "_verified_entry_offset");
+	if (l->blob_kind < 0) {
+		char *vt = vm_jvm_symbol("_ZTV7nmethod");
+		l->vtbl_nmethod = vt ? (uintptr_t)vt + 16 : 0;
+	}
+	void **interp = vmstructs_static_address("AbstractInterpreter", "_code");
+	int sb = field("StubQueue", "_stub_buffer"), lim = field("StubQueue", "_buffer_limit");
+	if (interp && *interp && sb >= 0 && lim >= 0) {
+		l->interp_lo = *(uintptr_t *)((char *)*interp + sb);
+		l->interp_hi = l->interp_lo + (uintptr_t) * (int *)((char *)*interp + lim);
+	}
+	l->m_const_method = field("Method", "_constMethod");
+	l->cm_constants = field("ConstMethod", "_constants");
+	l->cm_idnum = field("ConstMethod", "_method_idnum");
+	l->cm_header = (int)vmstructs_type_size("ConstMethod");
+	l->cp_holder = field("ConstantPool", "_pool_holder");
+	l->ik_jmethod_ids = field("InstanceKlass", "_methods_jmethod_ids");
+	int anchor = field("JavaThread", "_anchor");
+	int a_sp = field("JavaFrameAnchor", "_last_Java_sp"), a_pc = field("JavaFrameAnchor", "_last_Java_pc"),
+	    a_fp = field("JavaFrameAnchor", "_last_Java_fp");
+	if (anchor >= 0 && a_sp >= 0 && a_pc >= 0 && a_fp >= 0) {
+		l->jt_anchor_sp = anchor + a_sp;
+		l->jt_anchor_pc = anchor + a_pc;
+		l->jt_anchor_fp = anchor + a_fp;
+		l->anchor_sp = a_sp;
+		l->anchor_pc = a_pc;
+		l->anchor_fp = a_fp;
+	} else {
+		l->jt_anchor_sp = l->jt_anchor_pc = l->jt_anchor_fp = -1;
+	}
+	l->call_stub_return = vmstructs_static_address("StubRoutines", "_call_stub_return_address");
+	l->jcw_anchor = field("JavaCallWrapper", "_anchor");
+	l->jt_stack_base = field("JavaThread", "_stack_base");
+	if (l->jt_stack_base < 0)
+		l->jt_stack_base = field("Thread", "_stack_base");
+	if (l->heap_memory < 0 || l->heap_segmap < 0 || l->heap_log2 < 0 || l->vs_low_boundary < 0 || l->vs_high < 0 ||
+	    hb <= 0 || l->blob_code_begin < 0 || l->blob_code_end < 0 || l->blob_size < 0 || l->blob_frame_size < 0 ||
+	    l->blob_frame_complete < 0 || l->nm_method < 0 || l->nm_level < 0 || l->nm_entry_bci < 0 || l->nm_verified_entry < 0 ||
+	    (l->blob_kind < 0 && !l->vtbl_nmethod) || !l->interp_lo || l->m_const_method < 0 || l->cm_constants < 0 ||
+	    l->cm_idnum < 0 || l->cm_header <= 0 || l->cp_holder < 0 || l->jt_stack_base < 0) {
+		log_debug("HotSpot's structure tables lack a field the frame walker needs: typed frames and deep "
+			  "recovery are off");
+		return -1;
+	}
+	log_debug("frame walker: %d code heaps, interpreter %#lx-%#lx, nmethod %s", l->n_heaps,
+		  (unsigned long)l->interp_lo, (unsigned long)l->interp_hi, l->blob_kind >= 0 ? "by kind" : "by vtable");
+	__atomic_store_n(&l->ok, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
 static sampler_agct_fn find_agct(void)
 {
 	void *f = dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
@@ -387,6 +509,35 @@ static sampler_agct_fn find_agct(void)
 			f = dlsym(h, "AsyncGetCallTrace");
 	}
 	return (sampler_agct_fn)f;
+}
+
+/* Turns on HotSpot's DebugNonSafepoints (a diagnostic flag, so it cannot be set from options here):
+ * the JIT then records debug information at every instruction, not only at safepoints, and
+ * AsyncGetCallTrace attributes samples in compiled code to the right inlined method and line instead
+ * of the nearest safepoint's. Methods compiled before (attach) keep their coarser information.
+ * The flag lives in HotSpot's JVMFlag table (vmStructs). 1 set now, 0 was set, -1 not found. */
+static int enable_debug_non_safepoints(void)
+{
+	void **flags = vmstructs_static_address("JVMFlag", "flags");
+	size_t *count = vmstructs_static_address("JVMFlag", "numFlags");
+	long name_off = vmstructs_offset("JVMFlag", "_name"), addr_off = vmstructs_offset("JVMFlag", "_addr");
+	long size = vmstructs_type_size("JVMFlag");
+	if (!flags || !*flags || !count || name_off < 0 || addr_off < 0 || size <= 0)
+		return -1;
+	for (size_t i = 0; i < *count; i++) {
+		char *f = (char *)*flags + i * (size_t)size;
+		const char *name = *(const char **)(f + name_off);
+		if (name && strcmp(name, "DebugNonSafepoints") == 0) {
+			_Bool *value = *(_Bool **)(f + addr_off);
+			if (!value)
+				return -1;
+			if (*value)
+				return 0;
+			*value = 1;
+			return 1;
+		}
+	}
+	return -1;
 }
 
 int vm_init(JavaVM *vm, int live, const struct vm_hooks *h)
@@ -404,6 +555,8 @@ int vm_init(JavaVM *vm, int live, const struct vm_hooks *h)
 		log_error("cannot allocate the thread table");
 		return -1;
 	}
+	if (enable_debug_non_safepoints() < 0)
+		log_debug("DebugNonSafepoints not found: samples in compiled code go to the nearest safepoint's method");
 	jvmtiCapabilities caps;
 	memset(&caps, 0, sizeof(caps));
 	caps.can_get_line_numbers = 1;
@@ -467,6 +620,8 @@ int vm_register_java_threads(void)
 		char *me = (char *)(intptr_t)(*jni)->GetLongField(jni, self, eetop);
 		env_off = me ? (char *)jni - me : 0;
 		can_map = me && env_off > 0 && env_off < 65536;
+		if (can_map && !hotspot_layout.env_offset)
+			__atomic_store_n(&hotspot_layout.env_offset, env_off, __ATOMIC_RELEASE);
 	}
 	jint n = 0;
 	jthread *all = NULL;

@@ -53,13 +53,18 @@ uint64_t vm_class_id_of(const char *name);
 /* The dotted display name of a class id ("java.lang.String[]"). */
 const char *vm_class_name(uint64_t id);
 
-/* Address of a symbol of libjvm.so from its ELF .symtab (local symbols too, e.g. "Unsafe_Park"), or NULL. */
+/* Address of a function or data symbol of libjvm.so from its ELF .symtab (local symbols too, e.g.
+ * "Unsafe_Park", "_ZTV7nmethod"), or NULL. */
 void *vm_jvm_symbol(const char *name);
 
 /* Name of the JIT runtime stub containing pc ("vtable stub", "StubRoutines (1)", ...), or NULL. */
 const char *vm_stub_name(uintptr_t pc);
 /* HotSpot's code cache bounds from vmStructs; both 0 when unknown. */
 void vm_code_cache(uintptr_t *lo, uintptr_t *hi);
+
+/* Fills hotspot_layout (hotspot.h) from vmStructs once; 0, or -1 when a field is missing (the handler then
+ * does without). */
+int vm_hotspot_setup(void);
 
 /* Writes the display name of a method into out per the FRAMES_* flags: "java/lang/String.split".
  * Cached; dump time only. Returns out. */

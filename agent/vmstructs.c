@@ -57,3 +57,32 @@ void *vmstructs_static_address(const char *type, const char *field)
 	const char *e = find_entry(type, field, 1, &off);
 	return e ? *(void *const *)(e + off) : NULL;
 }
+
+const char *vmstructs_field_type(const char *type, const char *field)
+{
+	uint64_t off;
+	int ok = 1;
+	uint64_t o_string = sym_u64("gHotSpotVMStructEntryTypeStringOffset", &ok);
+	const char *e = find_entry(type, field, 0, &off);
+	if (!e || !ok)
+		return NULL;
+	return *(const char *const *)(e + o_string);
+}
+
+long vmstructs_type_size(const char *type)
+{
+	char **base = dlsym(RTLD_DEFAULT, "gHotSpotVMTypes");
+	int ok = 1;
+	uint64_t o_name = sym_u64("gHotSpotVMTypeEntryTypeNameOffset", &ok);
+	uint64_t o_size = sym_u64("gHotSpotVMTypeEntrySizeOffset", &ok);
+	uint64_t stride = sym_u64("gHotSpotVMTypeEntryArrayStride", &ok);
+	if (!base || !*base || !ok || stride == 0)
+		return -1;
+	for (const char *e = *base;; e += stride) {
+		const char *t = *(const char *const *)(e + o_name);
+		if (!t)
+			return -1;
+		if (strcmp(t, type) == 0)
+			return (long)*(const uint64_t *)(e + o_size);
+	}
+}
