@@ -306,6 +306,14 @@ static int debug_package(const char *pkg, char *out, size_t outlen)
 	return 1;
 }
 
+int symbols_debug_package(const char *path, char *out, size_t outlen)
+{
+	char pkg[128];
+	if (dpkg_owner(path, pkg, sizeof(pkg)) != 0)
+		return -ENOENT;
+	return debug_package(pkg, out, outlen);
+}
+
 /* One line per object whose samples found no symbol because its symbols are missing: what is missing and
  * where the debug info would come from. Profiling goes on either way. */
 static void note_missing(struct elf_file *f, const char *lib)
@@ -321,9 +329,9 @@ static void note_missing(struct elf_file *f, const char *lib)
 			 f->path, f->debug_path, why, lib);
 		return;
 	}
-	char pkg[128], dbg[160], hint[768];
-	if (dpkg_owner(f->path, pkg, sizeof(pkg)) == 0) {
-		int dbgsym = debug_package(pkg, dbg, sizeof(dbg));
+	char dbg[160], hint[768];
+	int dbgsym = symbols_debug_package(f->path, dbg, sizeof(dbg));
+	if (dbgsym >= 0) {
 		snprintf(hint, sizeof(hint), "its debug symbols: apt-get install %s%s", dbg,
 			 dbgsym ? " (from the debian-debug archive)" : "");
 	} else if (f->debuglink[0]) {
