@@ -349,6 +349,21 @@ static void note_missing(struct elf_file *f, const char *lib)
 		 f->path, lib, hint);
 }
 
+/* The symbol containing the file-relative address rel (a sizeless one: within 4 KiB), or NULL. */
+static const struct sym *find_sym(const struct elf_file *f, uint64_t rel)
+{
+	size_t lo = 0, hi = f->n_syms;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->syms[mid].start <= rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct sym *s = lo ? &f->syms[lo - 1] : NULL;
+	return s && (rel < s->start + s->size || (s->size == 0 && rel - s->start < 4096)) ? s : NULL;
+}
+
 enum frame_kind symbols_name(uint64_t pc, int lib_prefix, char *out, size_t outlen)
 {
 	pthread_mutex_lock(&lock);
@@ -367,16 +382,12 @@ enum frame_kind symbols_name(uint64_t pc, int lib_prefix, char *out, size_t outl
 		load(f);
 	const char *lib = strrchr(f->path, '/') ? strrchr(f->path, '/') + 1 : f->path;
 	uint64_t rel = pc - f->bias;
-	size_t lo = 0, hi = f->n_syms;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (f->syms[mid].start <= rel)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	const struct sym *s = lo ? &f->syms[lo - 1] : NULL;
-	if (s && (rel < s->start + s->size || (s->size == 0 && rel - s->start < 4096))) {
+	const struct sym *s = find_sym(f, rel);
+	/* a caller's frame holds a return address: after a call that ends its function (noreturn callee) it
+	 * is the function's end, outside it */
+	if (!s && rel)
+		s = find_sym(f, rel - 1);
+	if (s) {
 		char *d = demangle(f->strings + s->name);
 		const char *name = d ? d : f->strings + s->name;
 		snprintf(out, outlen, "%s%s%s", lib_prefix ? lib : "", lib_prefix ? "`" : "", name);
