@@ -30,23 +30,24 @@ int elfread_open(struct elfread_image *img, const void *base, size_t size)
 	img->size = size;
 	if (size < sizeof(Elf64_Ehdr))
 		return -EINVAL;
-	const Elf64_Ehdr *eh = base;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	    eh->e_shoff % 8)
+	Elf64_Ehdr eh;
+	memcpy(&eh, base, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_shoff == 0 || eh.e_shentsize != sizeof(Elf64_Shdr))
 		return -EINVAL;
 	img->eh = eh;
-	img->shoff = eh->e_shoff;
-	img->shnum = eh->e_shnum;
-	img->shstrndx = eh->e_shstrndx;
+	img->shoff = eh.e_shoff;
+	img->shnum = eh.e_shnum;
+	img->shstrndx = eh.e_shstrndx;
 	if (!in_image(img, img->shoff, sizeof(Elf64_Shdr)))
 		return -EINVAL;
 	/* more than SHN_LORESERVE sections: the real counts live in section 0 */
-	const Elf64_Shdr *sh0 = (const Elf64_Shdr *)(img->base + img->shoff);
+	Elf64_Shdr sh0;
+	memcpy(&sh0, img->base + img->shoff, sizeof(sh0));
 	if (img->shnum == 0)
-		img->shnum = sh0->sh_size;
+		img->shnum = sh0.sh_size;
 	if (img->shstrndx == SHN_XINDEX)
-		img->shstrndx = sh0->sh_link;
+		img->shstrndx = sh0.sh_link;
 	if (img->shnum == 0 || img->shnum > size / sizeof(Elf64_Shdr) ||
 	    !in_image(img, img->shoff, (uint64_t)img->shnum * sizeof(Elf64_Shdr)) || img->shstrndx >= img->shnum)
 		return -EINVAL;
@@ -446,7 +447,7 @@ static int collect_slots(struct plt_ctx *c, size_t dynsym_idx)
 
 long elfread_plt(const struct elfread_image *img, elfread_sym_fn fn, void *arg)
 {
-	if (img->eh->e_machine != EM_X86_64)
+	if (img->eh.e_machine != EM_X86_64)
 		return 0;
 	struct plt_ctx c = {.img = img, .fn = fn, .arg = arg};
 	long dynsym = elfread_find(img, NULL, SHT_DYNSYM);

@@ -11,7 +11,7 @@
 struct elfread_image {
 	const unsigned char *base;
 	size_t size;
-	const Elf64_Ehdr *eh;
+	Elf64_Ehdr eh;       /* a copy: the image need not be aligned */
 	size_t shoff, shnum; /* section header table */
 	size_t shstrndx;
 };

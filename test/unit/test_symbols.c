@@ -349,6 +349,17 @@ int main(void)
 	test_paths();
 	test_plt();
 
+	/* whole files: this program's own .symtab, libc's (.dynsym, or its debug file by build-id) */
+	char name[512];
+	CHECK_INT(FK_NATIVE, symbols_name((uint64_t)(uintptr_t)test_paths + 1, 0, name, sizeof(name)));
+	CHECK_STR("test_paths", name);
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD); /* not sanitizers' interceptors */
+	symbols_name((uint64_t)(uintptr_t)dlsym(libc, "qsort") + 1, 1, name, sizeof(name));
+	CHECK(strstr(name, "libc.so.6`") == name && strstr(name, "qsort"));
+	CHECK_INT(FK_ERROR, symbols_name(8, 0, name, sizeof(name)));
+	CHECK_STR("[unknown_native]", name);
+	symbols_reset();
+
 	char pkg[160];
 	if (access("/var/lib/dpkg/info/libc6:amd64.list", R_OK) == 0) {
 		CHECK_INT(0, symbols_debug_package("/usr/lib/x86_64-linux-gnu/libc.so.6", pkg, sizeof(pkg)));
