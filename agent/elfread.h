@@ -51,6 +51,8 @@ int elfread_debuglink(const struct elfread_image *img, char *name, size_t namele
  * -ENAMETOOLONG. */
 int elfread_build_id_path(const char *hex, char *out, size_t outlen);
 
+#define ELFREAD_DEBUGLINK_PLACES 3
+
 /* The i-th place GDB looks for a debuglink name of the object at obj_path: <dir>/<name>,
  * <dir>/.debug/<name>, /usr/lib/debug/<dir>/<name>. Returns 0, -ENOENT (i past the last), -EINVAL (a
  * name with '/' or empty), -ENAMETOOLONG. */

@@ -1,7 +1,6 @@
-/* Native symbols at dump time: ELF symbol tables of mapped files (their own .symtab or a separate debug
- * file's, .dynsym, PLT stubs), sorted for lookup, demangled through the process's own __cxa_demangle
- * (libjvm links libstdc++, so it is there in every JVM); one note per stripped object without debug
- * info. Dump time only. */
+/* Native symbols at dump time: each mapped file's .symtab (or its debug file's), .dynsym and PLT stubs,
+ * demangled through the process's own __cxa_demangle (libjvm links libstdc++); one note per stripped
+ * file that samples landed in without debug info. Dump time only. */
 #include "symbols.h"
 
 #include <dirent.h>
@@ -130,9 +129,10 @@ static int find_debug_file(struct elf_file *f, const struct elfread_image *img)
 		f->debuglink[0] = 0;
 		return -ENOENT;
 	}
-	for (int i = 0; elfread_debuglink_path(f->path, f->debuglink, i, f->debug_path, sizeof(f->debug_path)) != -ENOENT; i++) {
+	for (int i = 0; i < ELFREAD_DEBUGLINK_PLACES; i++) {
 		uint32_t have;
-		if (strcmp(f->debug_path, f->path) != 0 && elfread_file_crc(f->debug_path, &have) == 0 && have == crc)
+		if (elfread_debuglink_path(f->path, f->debuglink, i, f->debug_path, sizeof(f->debug_path)) == 0 &&
+		    strcmp(f->debug_path, f->path) != 0 && elfread_file_crc(f->debug_path, &have) == 0 && have == crc)
 			return 0;
 	}
 	f->debug_path[0] = 0;
@@ -322,7 +322,8 @@ static void note_missing(struct elf_file *f, const char *lib)
 		return;
 	f->noted = 1;
 	if (f->debug == DEBUG_UNREADABLE) {
-		const char *why = f->debug_err == -ENOTSUP ? "zstd-compressed symbols need libzstd.so.1 (apt-get install libzstd1)"
+		const char *why = f->debug_err == -ENOTSUP
+					  ? "zstd-compressed symbols need libzstd.so.1 (apt-get install libzstd1)"
 				  : f->debug_err == -EINVAL ? "truncated or corrupt"
 							    : strerror(-f->debug_err);
 		log_info("note: no symbols for %s: its debug file %s is unreadable (%s); its frames show as [%s+0x...]",

@@ -24,7 +24,8 @@ static int squeeze(int zstd, const unsigned char *src, size_t len, unsigned char
 		return 0;
 	}
 	void *h = dlopen("libzstd.so.1", RTLD_LAZY);
-	size_t (*zc)(void *, size_t, const void *, size_t, int) = h ? (size_t(*)(void *, size_t, const void *, size_t, int))dlsym(h, "ZSTD_compress") : NULL;
+	typedef size_t (*compress_fn)(void *, size_t, const void *, size_t, int);
+	compress_fn zc = h ? (compress_fn)dlsym(h, "ZSTD_compress") : NULL;
 	unsigned (*bad)(size_t) = h ? (unsigned (*)(size_t))dlsym(h, "ZSTD_isError") : NULL;
 	if (!zc || !bad) {
 		fprintf(stderr, "elfcompress: libzstd.so.1 not found\n");

@@ -28,7 +28,8 @@ struct image {
 	size_t shstr_len;
 };
 
-static const unsigned char build_id[20] = {0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+static const unsigned char build_id[20] = {0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8,
+					   9, 10, 11, 12, 13, 14, 15, 16};
 
 static size_t (*zstd_compress)(void *, size_t, const void *, size_t, int);
 
