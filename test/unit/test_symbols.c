@@ -71,12 +71,19 @@ static void add(struct image *im, const char *name, uint32_t type, uint64_t flag
 }
 
 /* a debug-file-like image: build-id note, debuglink, .symtab + .strtab (compressed with how) */
-static void build(struct image *im, int how)
+static void begin(struct image *im)
 {
 	memset(im, 0, sizeof(*im));
 	im->size = sizeof(Elf64_Ehdr);
 	im->n = 1; /* section 0 is null */
 	im->shstr_len = 1;
+}
+
+static void finish(struct image *im);
+
+static void build(struct image *im, int how)
+{
+	begin(im);
 
 	unsigned char note[sizeof(Elf64_Nhdr) + 4 + sizeof(build_id)];
 	Elf64_Nhdr nh = {.n_namesz = 4, .n_descsz = sizeof(build_id), .n_type = NT_GNU_BUILD_ID};
@@ -103,6 +110,12 @@ static void build(struct image *im, int how)
 	int symtab = im->n;
 	add(im, ".symtab", SHT_SYMTAB, 0, syms, sizeof(syms), how, (uint32_t)symtab + 1, sizeof(Elf64_Sym));
 	add(im, ".strtab", SHT_STRTAB, 0, strtab, sizeof(strtab), how, 0, 0);
+	finish(im);
+}
+
+/* .shstrtab, the section headers and the ELF header */
+static void finish(struct image *im)
+{
 	int shstrndx = im->n;
 	im->shstr_len += strlen(".shstrtab") + 1;
 	memcpy(im->shstr + im->shstr_len - strlen(".shstrtab") - 1, ".shstrtab", strlen(".shstrtab") + 1);
@@ -308,6 +321,58 @@ static int plt_cb(void *arg, uint64_t start, uint64_t size, const char *name)
 	return 0;
 }
 
+/* the IBT layout of -fcf-protection -z now: lazy .plt stubs push their .rela.plt index, .plt.sec stubs
+ * jump through the GOT (endbr64; bnd jmp *disp(%rip)) */
+static void test_plt_ibt(void)
+{
+	static struct image im;
+	begin(&im);
+	static const char dynstr[] = "\0puts\0qsort";
+	Elf64_Sym dyn[3];
+	memset(dyn, 0, sizeof(dyn));
+	dyn[1] = (Elf64_Sym){.st_name = 1, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC)};
+	dyn[2] = (Elf64_Sym){.st_name = 6, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC)};
+	add(&im, ".dynsym", SHT_DYNSYM, SHF_ALLOC, dyn, sizeof(dyn), CMP_NONE, 2, sizeof(Elf64_Sym));
+	add(&im, ".dynstr", SHT_STRTAB, SHF_ALLOC, dynstr, sizeof(dynstr), CMP_NONE, 0, 0);
+	Elf64_Rela rela[2] = {{.r_offset = 0x4018, .r_info = ELF64_R_INFO(1, R_X86_64_JUMP_SLOT)},
+			      {.r_offset = 0x4020, .r_info = ELF64_R_INFO(2, R_X86_64_JUMP_SLOT)}};
+	add(&im, ".rela.plt", SHT_RELA, SHF_ALLOC, rela, sizeof(rela), CMP_NONE, 1, sizeof(Elf64_Rela));
+	unsigned char plt[48] = {0xff, 0x35, 0, 0, 0, 0, 0xf2, 0xff, 0x25, 0, 0, 0, 0, 0x0f, 0x1f, 0x00};
+	for (int k = 0; k < 2; k++) {
+		static const unsigned char lazy[16] = {0xf3, 0x0f, 0x1e, 0xfa, 0x68, 0, 0, 0,
+						       0,    0xf2, 0xe9, 0, 0, 0, 0, 0x90};
+		memcpy(plt + 16 + 16 * k, lazy, 16);
+		plt[16 + 16 * k + 5] = (unsigned char)k;
+	}
+	add(&im, ".plt", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, plt, sizeof(plt), CMP_NONE, 0, 16);
+	im.sh[im.n - 1].sh_addr = 0x1000;
+	unsigned char sec[32];
+	for (int k = 0; k < 2; k++) {
+		static const unsigned char stub[16] = {0xf3, 0x0f, 0x1e, 0xfa, 0xf2, 0xff, 0x25,
+						       0,    0,	   0,	 0,    0x0f, 0x1f, 0x44};
+		memcpy(sec + 16 * k, stub, 16);
+		int32_t disp = (int32_t)(0x4018 + 8 * k - (0x1030 + 16 * k + 4 + 7));
+		memcpy(sec + 16 * k + 7, &disp, 4);
+	}
+	add(&im, ".plt.sec", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, sec, sizeof(sec), CMP_NONE, 0, 16);
+	im.sh[im.n - 1].sh_addr = 0x1030;
+	finish(&im);
+
+	struct elfread_image img;
+	struct seen s = {0};
+	CHECK_INT(0, elfread_open(&img, im.buf, im.size));
+	CHECK_INT(4, elfread_plt(&img, collect, &s));
+	CHECK_STR("puts@plt", s.names[0]);
+	CHECK_INT(0x1010, s.start[0]);
+	CHECK_STR("qsort@plt", s.names[1]);
+	CHECK_INT(0x1020, s.start[1]);
+	CHECK_STR("puts@plt", s.names[2]);
+	CHECK_INT(0x1030, s.start[2]);
+	CHECK_INT(16, s.size[2]);
+	CHECK_STR("qsort@plt", s.names[3]);
+	CHECK_INT(0x1040, s.start[3]);
+}
+
 /* this program calls zlib through its PLT: the stubs are named after the relocation they jump through */
 static void test_plt(void)
 {
@@ -349,6 +414,7 @@ int main(void)
 	test_corrupt();
 	test_paths();
 	test_plt();
+	test_plt_ibt();
 
 	/* whole files: this program's own .symtab, libc's (.dynsym, or its debug file by build-id) */
 	char name[512];
