@@ -325,6 +325,7 @@ static void note_missing(struct elf_file *f, const char *lib)
 		const char *why = f->debug_err == -ENOTSUP
 					  ? "zstd-compressed symbols need libzstd.so.1 (apt-get install libzstd1)"
 				  : f->debug_err == -EINVAL ? "truncated or corrupt"
+				  : f->debug_err == -ENOENT ? "no symbol table in it"
 							    : strerror(-f->debug_err);
 		log_info("note: no symbols for %s: its debug file %s is unreadable (%s); its frames show as [%s+0x...]",
 			 f->path, f->debug_path, why, lib);
