@@ -52,6 +52,19 @@ out=$WORK/badcrc.collapsed
 run_java 60 "event=cpu,interval=5ms,file=$out" JniBurner "$WORK/nodebug/libjniburn_stripped.so" 1 || fail "JVM failed"
 check "a debug file with the wrong CRC is ignored" bash -c "! grep -q burn_loop '$out' && grep -q 'note: no symbols' '$WORK/out.txt'"
 
+# a debug file with the right CRC but a corrupt compressed .symtab: refused, said so, profiling goes on
+mkdir -p "$WORK/corrupt/.debug"
+dbg=$WORK/corrupt/.debug/libjniburn_stripped.so.debug
+cp "$TOP/build/test/native/.debug/libjniburn_stripped.so.debug" "$dbg"
+off=$(readelf -SW "$dbg" | awk '$2 == ".symtab" { print $5 }')
+printf '\xde\xad\xbe\xef\xde\xad\xbe\xef' | dd of="$dbg" bs=1 seek=$((0x$off + 40)) conv=notrunc 2>/dev/null
+objcopy --remove-section=.gnu_debuglink --add-gnu-debuglink="$dbg" "$SLIB" "$WORK/corrupt/libjniburn_stripped.so"
+out=$WORK/corrupt.collapsed
+run_java 60 "event=cpu,interval=5ms,file=$out" JniBurner "$WORK/corrupt/libjniburn_stripped.so" 1 || fail "JVM failed"
+check "a corrupt compressed .symtab in the debug file: [lib+0x...] frames and a note" bash -c "! grep -q burn_loop '$out' && \
+	grep -q 'Java_JniBurner_nativeBurn;\[libjniburn_stripped.so+0x' '$out' && \
+	grep -q 'note: no symbols for $WORK/corrupt/libjniburn_stripped.so: its debug file $dbg is unreadable (truncated or corrupt)' '$WORK/out.txt'"
+
 # libc6-dbg installs libc's debug file by build-id: libc internals (not in .dynsym) get their names
 libc=$(awk '$NF ~ /\/libc\.so\.6$/ { print $NF; exit }' /proc/self/maps)
 bid=$(readelf -n "$libc" 2>/dev/null | awk '/Build ID/ { print $3 }')
