@@ -66,6 +66,9 @@ BINS := $(if $(wildcard launcher/flameattach.c),build/bin/flameattach) \
 	$(if $(wildcard launcher/flameconv.c),build/bin/flameconv)
 # JNI / native helper libraries for test apps: test/native/X.c -> build/test/native/libX.so
 NATIVE_TEST_LIBS := $(patsubst test/native/%.c,build/test/native/lib%.so,$(wildcard test/native/*.c))
+# libjniburn.so stripped, burn_loop hidden, symbols in a separate debug file with a compressed .symtab
+STRIPPED_TEST_LIB := build/test/native/libjniburn_stripped.so
+NATIVE_TEST_LIBS += $(STRIPPED_TEST_LIB)
 UNIT_TESTS := $(patsubst test/unit/%.c,build/test/%,$(wildcard test/unit/test_*.c))
 JAVA_APPS := $(wildcard java-test-apps/*.java)
 JAVA_STAMP := build/java/.stamp
@@ -117,6 +120,24 @@ build/test/native/lib%.so: test/native/%.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -O1 -g -fPIC -shared -fno-omit-frame-pointer -isystem $(JAVA_HOME)/include \
 		-isystem $(JAVA_HOME)/include/linux -o $@ $<
+
+build/test/tools/%: test/tools/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) -O1 -g -Wall -o $@ $< -lz -ldl
+
+# GDB's layout: the library stripped of every symbol but .dynsym, its debug file (DWARF and .symtab, both
+# zlib-compressed) in .debug/ beside it, found through .gnu_debuglink (name + CRC32)
+$(STRIPPED_TEST_LIB): test/native/jniburn.c build/test/tools/elfcompress
+	@mkdir -p $(dir $@).debug
+	@$(if $(Q),echo "  CC      $< (stripped, .debug/$(notdir $@).debug)")
+	$(Q)$(CC) -O1 -g -fPIC -shared -fno-omit-frame-pointer -DJNIBURN_HIDDEN -isystem $(JAVA_HOME)/include \
+		-isystem $(JAVA_HOME)/include/linux -o $@.full $<
+	$(Q)objcopy --only-keep-debug --compress-debug-sections=zlib $@.full $(dir $@).debug/$(notdir $@).debug
+	$(Q)build/test/tools/elfcompress $(dir $@).debug/$(notdir $@).debug .symtab .strtab
+	$(Q)strip --strip-all -o $@.stripped $@.full
+	$(Q)objcopy --add-gnu-debuglink=$(dir $@).debug/$(notdir $@).debug $@.stripped $@
+	$(Q)rm -f $@.full $@.stripped
 
 $(JAVA_STAMP): $(JAVA_APPS)
 	@mkdir -p build/java

@@ -1,9 +1,12 @@
-/* Native symbols at dump time: ELF symbol tables of mapped files, sorted for lookup, demangled through
- * the process's own __cxa_demangle (libjvm links libstdc++, so it is there in every JVM). Dump time only. */
+/* Native symbols at dump time: each mapped file's .symtab (or its debug file's), .dynsym and PLT stubs,
+ * demangled through the process's own __cxa_demangle (libjvm links libstdc++); one note per stripped
+ * file that samples landed in without debug info. Dump time only. */
 #include "symbols.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
@@ -14,9 +17,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfread.h"
+#include "log.h"
+
 struct sym {
 	uint64_t start, size; /* file-relative virtual addresses */
-	const char *name;     /* into the file's string copy */
+	size_t name;          /* offset into the file's strings */
+};
+
+enum debug_state {
+	DEBUG_SYMTAB,      /* the file has its own .symtab */
+	DEBUG_FILE,        /* symbols from a separate debug file */
+	DEBUG_MISSING,     /* stripped and no debug file found */
+	DEBUG_UNREADABLE,  /* a debug file exists but its .symtab could not be read (debug_err) */
+	DEBUG_NOT_ELF,     /* not an ELF file we can read: nothing to say about it */
 };
 
 struct elf_file {
@@ -24,9 +38,16 @@ struct elf_file {
 	uint64_t lo, hi;       /* mapped executable range */
 	uint64_t bias;         /* load address - ELF vaddr */
 	struct sym *syms;
-	size_t n_syms;
-	char *strings;         /* copies of the string tables */
+	size_t n_syms, cap_syms;
+	char *strings;         /* the symbol names, NUL-separated */
+	size_t n_strings, cap_strings;
 	int loaded;
+	enum debug_state debug;
+	int debug_err;         /* DEBUG_UNREADABLE: -errno from elfread */
+	char debug_path[512];  /* DEBUG_FILE / DEBUG_UNREADABLE: the debug file */
+	char debuglink[256];   /* the .gnu_debuglink name, if any */
+	char build_id[128];    /* hex, if any */
+	int noted;             /* the missing-symbols note was printed */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -39,61 +60,127 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Reads .symtab and .dynsym of an ELF file into sorted function symbols. */
+/* elfread_sym_fn: copies one symbol into the file's tables */
+static int add_sym(void *arg, uint64_t start, uint64_t size, const char *name)
+{
+	struct elf_file *f = arg;
+	size_t len = strlen(name) + 1;
+	if (f->n_syms == f->cap_syms) {
+		size_t cap = f->cap_syms ? 2 * f->cap_syms : 1024;
+		struct sym *s = realloc(f->syms, cap * sizeof(*s));
+		if (!s)
+			return 1;
+		f->syms = s;
+		f->cap_syms = cap;
+	}
+	if (f->n_strings + len > f->cap_strings) {
+		size_t cap = f->cap_strings ? 2 * f->cap_strings : 65536;
+		while (cap < f->n_strings + len)
+			cap *= 2;
+		char *s = realloc(f->strings, cap);
+		if (!s)
+			return 1;
+		f->strings = s;
+		f->cap_strings = cap;
+	}
+	memcpy(f->strings + f->n_strings, name, len);
+	f->syms[f->n_syms++] = (struct sym){start, size, f->n_strings};
+	f->n_strings += len;
+	return 0;
+}
+
+struct mapped {
+	void *base;
+	size_t size;
+};
+
+static int map_file(const char *path, struct mapped *m)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int rc = 0;
+	if (fstat(fd, &st) != 0)
+		rc = -errno;
+	else if (!S_ISREG(st.st_mode) || st.st_size <= 0)
+		rc = -EINVAL;
+	if (rc == 0) {
+		m->size = (size_t)st.st_size;
+		m->base = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m->base == MAP_FAILED)
+			rc = -errno;
+	}
+	close(fd);
+	return rc;
+}
+
+/* The separate debug file of a stripped object, in GDB's order: by build-id, then by .gnu_debuglink name
+ * (CRC32 checked) next to the object, in its .debug/ and under /usr/lib/debug. Returns 0 with the path
+ * in f->debug_path, or -ENOENT. */
+static int find_debug_file(struct elf_file *f, const struct elfread_image *img)
+{
+	if (elfread_build_id(img, f->build_id, sizeof(f->build_id)) > 0 &&
+	    elfread_build_id_path(f->build_id, f->debug_path, sizeof(f->debug_path)) == 0 &&
+	    access(f->debug_path, R_OK) == 0)
+		return 0;
+	uint32_t crc;
+	if (elfread_debuglink(img, f->debuglink, sizeof(f->debuglink), &crc) != 0) {
+		f->debuglink[0] = 0;
+		return -ENOENT;
+	}
+	for (int i = 0; i < ELFREAD_DEBUGLINK_PLACES; i++) {
+		uint32_t have;
+		if (elfread_debuglink_path(f->path, f->debuglink, i, f->debug_path, sizeof(f->debug_path)) == 0 &&
+		    strcmp(f->debug_path, f->path) != 0 && elfread_file_crc(f->debug_path, &have) == 0 && have == crc)
+			return 0;
+	}
+	f->debug_path[0] = 0;
+	return -ENOENT;
+}
+
+/* The .symtab of the debug file (same file-relative addresses as the object). */
+static void load_debug_file(struct elf_file *f)
+{
+	struct mapped m;
+	struct elfread_image img;
+	int rc = map_file(f->debug_path, &m);
+	if (rc != 0) {
+		f->debug = DEBUG_UNREADABLE;
+		f->debug_err = rc;
+		return;
+	}
+	long n = elfread_open(&img, m.base, m.size);
+	if (n == 0)
+		n = elfread_symbols(&img, SHT_SYMTAB, add_sym, f);
+	f->debug = n >= 0 ? DEBUG_FILE : DEBUG_UNREADABLE;
+	f->debug_err = n >= 0 ? 0 : (int)n;
+	munmap(m.base, m.size);
+}
+
+/* Reads .symtab (or the debug file's), .dynsym and the PLT stubs into sorted function symbols. */
 static void load(struct elf_file *f)
 {
 	f->loaded = 1;
-	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	f->debug = DEBUG_NOT_ELF;
+	struct mapped m;
+	if (map_file(f->path, &m) != 0)
 		return;
-	struct stat st;
-	if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(ElfW(Ehdr))) {
-		close(fd);
-		return;
-	}
-	size_t size = (size_t)st.st_size;
-	const char *base = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (base == MAP_FAILED)
-		return;
-	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_shoff == 0 ||
-	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > size)
+	struct elfread_image img;
+	if (elfread_open(&img, m.base, m.size) != 0)
 		goto out;
-	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(base + eh->e_shoff);
-	size_t total = 0, strbytes = 0;
-	for (int i = 0; i < eh->e_shnum; i++)
-		if ((sh[i].sh_type == SHT_SYMTAB || sh[i].sh_type == SHT_DYNSYM) && sh[i].sh_link < eh->e_shnum) {
-			total += sh[i].sh_size / sizeof(ElfW(Sym));
-			strbytes += sh[sh[i].sh_link].sh_size;
-		}
-	f->syms = calloc(total ? total : 1, sizeof(*f->syms));
-	f->strings = malloc(strbytes ? strbytes : 1);
-	if (!f->syms || !f->strings)
-		goto out;
-	size_t soff = 0;
-	for (int i = 0; i < eh->e_shnum; i++) {
-		if ((sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM) || sh[i].sh_link >= eh->e_shnum)
-			continue;
-		const ElfW(Shdr) *strs = &sh[sh[i].sh_link];
-		if (sh[i].sh_offset + sh[i].sh_size > size || strs->sh_offset + strs->sh_size > size)
-			continue;
-		memcpy(f->strings + soff, base + strs->sh_offset, strs->sh_size);
-		const ElfW(Sym) *sym = (const ElfW(Sym) *)(base + sh[i].sh_offset);
-		size_t n = sh[i].sh_size / sizeof(ElfW(Sym));
-		for (size_t k = 0; k < n; k++) {
-			int type = ELF64_ST_TYPE(sym[k].st_info);
-			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym[k].st_value == 0 ||
-			    sym[k].st_name >= strs->sh_size || sym[k].st_shndx == SHN_UNDEF)
-				continue;
-			f->syms[f->n_syms++] = (struct sym){sym[k].st_value, sym[k].st_size,
-							    f->strings + soff + sym[k].st_name};
-		}
-		soff += strs->sh_size;
-	}
-	qsort(f->syms, f->n_syms, sizeof(*f->syms), by_start);
+	if (elfread_symbols(&img, SHT_SYMTAB, add_sym, f) >= 0)
+		f->debug = DEBUG_SYMTAB;
+	else if (find_debug_file(f, &img) == 0)
+		load_debug_file(f);
+	else
+		f->debug = DEBUG_MISSING;
+	elfread_symbols(&img, SHT_DYNSYM, add_sym, f);
+	elfread_plt(&img, add_sym, f);
+	if (f->n_syms)
+		qsort(f->syms, f->n_syms, sizeof(*f->syms), by_start);
 out:
-	munmap((void *)base, size);
+	munmap(m.base, m.size);
 }
 
 /* Reads /proc/self/maps for executable file mappings not known yet. */
@@ -161,6 +248,124 @@ static char *demangle(const char *name)
 	return status == 0 ? r : NULL;
 }
 
+/* The Debian package that installed path, from dpkg's file lists (merged /usr: a list may name /lib/...
+ * for /usr/lib/...). Returns 0 with the package name (no :arch) in pkg, or -ENOENT. */
+static int dpkg_owner(const char *path, char *pkg, size_t pkglen)
+{
+	const char *alt = !strncmp(path, "/usr/", 5) ? path + 4 : NULL;
+	DIR *d = opendir("/var/lib/dpkg/info");
+	if (!d)
+		return -ENOENT;
+	int rc = -ENOENT;
+	char *line = NULL;
+	size_t cap = 0;
+	struct dirent *e;
+	while (rc != 0 && (e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len < 6 || strcmp(e->d_name + len - 5, ".list") != 0)
+			continue;
+		char list[512];
+		snprintf(list, sizeof(list), "/var/lib/dpkg/info/%s", e->d_name);
+		FILE *fp = fopen(list, "r");
+		if (!fp)
+			continue;
+		ssize_t n;
+		while ((n = getline(&line, &cap, fp)) > 0) {
+			if (line[n - 1] == '\n')
+				line[n - 1] = 0;
+			if (!strcmp(line, path) || (alt && !strcmp(line, alt))) {
+				snprintf(pkg, pkglen, "%.*s", (int)strcspn(e->d_name, ":."), e->d_name);
+				rc = 0;
+				break;
+			}
+		}
+		fclose(fp);
+	}
+	free(line);
+	closedir(d);
+	return rc;
+}
+
+/* Debian's debug package for pkg: the few hand-made -dbg packages of the main archive, else the
+ * automatic PKG-dbgsym of the debian-debug archive. Returns 1 for a -dbgsym name. */
+static int debug_package(const char *pkg, char *out, size_t outlen)
+{
+	int version;
+	char rest[64];
+	if (!strcmp(pkg, "libc6")) {
+		snprintf(out, outlen, "libc6-dbg");
+		return 0;
+	}
+	if (sscanf(pkg, "openjdk-%d-%63s", &version, rest) == 2 &&
+	    (!strcmp(rest, "jre-headless") || !strcmp(rest, "jre") || !strcmp(rest, "jdk-headless") ||
+	     !strcmp(rest, "jdk"))) {
+		snprintf(out, outlen, "openjdk-%d-dbg", version);
+		return 0;
+	}
+	snprintf(out, outlen, "%s-dbgsym", pkg);
+	return 1;
+}
+
+int symbols_debug_package(const char *path, char *out, size_t outlen)
+{
+	char pkg[128];
+	if (dpkg_owner(path, pkg, sizeof(pkg)) != 0)
+		return -ENOENT;
+	return debug_package(pkg, out, outlen);
+}
+
+/* One line per object whose samples found no symbol because its symbols are missing: what is missing and
+ * where the debug info would come from. Profiling goes on either way. */
+static void note_missing(struct elf_file *f, const char *lib)
+{
+	if (f->noted || (f->debug != DEBUG_MISSING && f->debug != DEBUG_UNREADABLE))
+		return;
+	f->noted = 1;
+	if (f->debug == DEBUG_UNREADABLE) {
+		const char *why = f->debug_err == -ENOTSUP
+					  ? "zstd-compressed symbols need libzstd.so.1 (apt-get install libzstd1)"
+				  : f->debug_err == -EINVAL ? "truncated or corrupt"
+				  : f->debug_err == -ENOENT ? "no symbol table in it"
+							    : strerror(-f->debug_err);
+		log_info("note: no symbols for %s: its debug file %s is unreadable (%s); its frames show as [%s+0x...]",
+			 f->path, f->debug_path, why, lib);
+		return;
+	}
+	char dbg[160], hint[768];
+	int dbgsym = symbols_debug_package(f->path, dbg, sizeof(dbg));
+	if (dbgsym >= 0) {
+		snprintf(hint, sizeof(hint), "its debug symbols: apt-get install %s%s", dbg,
+			 dbgsym ? " (from the debian-debug archive)" : "");
+	} else if (f->debuglink[0]) {
+		const char *slash = strrchr(f->path, '/');
+		snprintf(hint, sizeof(hint), "put its debug file %s in %.*s/.debug/", f->debuglink,
+			 (int)(slash ? slash - f->path : 1), slash ? f->path : ".");
+	} else if (f->build_id[0]) {
+		char path[256];
+		elfread_build_id_path(f->build_id, path, sizeof(path));
+		snprintf(hint, sizeof(hint), "put its debug file at %s", path);
+	} else {
+		snprintf(hint, sizeof(hint), "build it without stripping symbols for names");
+	}
+	log_info("note: no symbols for %s (stripped, no debug file found): its frames show as [%s+0x...]; %s",
+		 f->path, lib, hint);
+}
+
+/* The symbol containing the file-relative address rel (a sizeless one: within 4 KiB), or NULL. */
+static const struct sym *find_sym(const struct elf_file *f, uint64_t rel)
+{
+	size_t lo = 0, hi = f->n_syms;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->syms[mid].start <= rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct sym *s = lo ? &f->syms[lo - 1] : NULL;
+	return s && (rel < s->start + s->size || (s->size == 0 && rel - s->start < 4096)) ? s : NULL;
+}
+
 enum frame_kind symbols_name(uint64_t pc, int lib_prefix, char *out, size_t outlen)
 {
 	pthread_mutex_lock(&lock);
@@ -179,23 +384,20 @@ enum frame_kind symbols_name(uint64_t pc, int lib_prefix, char *out, size_t outl
 		load(f);
 	const char *lib = strrchr(f->path, '/') ? strrchr(f->path, '/') + 1 : f->path;
 	uint64_t rel = pc - f->bias;
-	size_t lo = 0, hi = f->n_syms;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (f->syms[mid].start <= rel)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	const struct sym *s = lo ? &f->syms[lo - 1] : NULL;
-	if (s && (rel < s->start + s->size || (s->size == 0 && rel - s->start < 4096))) {
-		char *d = demangle(s->name);
-		const char *name = d ? d : s->name;
+	const struct sym *s = find_sym(f, rel);
+	/* a caller's frame holds a return address: after a call that ends its function (noreturn callee) it
+	 * is the function's end, outside it */
+	if (!s && rel)
+		s = find_sym(f, rel - 1);
+	if (s) {
+		char *d = demangle(f->strings + s->name);
+		const char *name = d ? d : f->strings + s->name;
 		snprintf(out, outlen, "%s%s%s", lib_prefix ? lib : "", lib_prefix ? "`" : "", name);
 		kind = d || strstr(name, "::") ? FK_CPP : FK_NATIVE;
 		free(d);
 	} else {
 		snprintf(out, outlen, "[%s+0x%llx]", lib, (unsigned long long)(pc - f->lo));
+		note_missing(f, lib);
 	}
 	pthread_mutex_unlock(&lock);
 	return kind;

@@ -13,6 +13,11 @@
  * before the name. Returns the kind; writes out. Loads files lazily; thread-safe. */
 enum frame_kind symbols_name(uint64_t pc, int lib_prefix, char *out, size_t outlen);
 
+/* The Debian package with debug symbols for the installed file at path: "libc6-dbg", "openjdk-17-dbg",
+ * else "<owner>-dbgsym" (the debian-debug archive), found through dpkg's file lists (slow: reads them
+ * all). Returns 1 for a -dbgsym name, 0 for a main-archive one, -ENOENT when no package owns path. */
+int symbols_debug_package(const char *path, char *out, size_t outlen);
+
 /* Forgets loaded files (their mappings may have changed). */
 void symbols_reset(void);
 

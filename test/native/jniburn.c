@@ -2,10 +2,18 @@
  * native method JniBurner.nativeBurn. Built with frame pointers (see the Makefile). */
 #include <jni.h>
 
-long burn_loop(long iterations);
+#ifdef JNIBURN_HIDDEN
+/* the stripped variant (libjniburn_stripped.so, see the Makefile): burn_loop is not exported, so only the
+ * separate debug file names it */
+#define BURN_LOOP_VISIBILITY __attribute__((visibility("hidden")))
+#else
+#define BURN_LOOP_VISIBILITY
+#endif
+
+BURN_LOOP_VISIBILITY long burn_loop(long iterations);
 JNIEXPORT jlong JNICALL Java_JniBurner_nativeBurn(JNIEnv *env, jclass cls, jlong iterations);
 
-__attribute__((noinline)) long burn_loop(long iterations)
+BURN_LOOP_VISIBILITY __attribute__((noinline)) long burn_loop(long iterations)
 {
 	volatile long x = 0;
 	for (long i = 0; i < iterations; i++)
