@@ -343,6 +343,7 @@ static void set_context(ucontext_t *copy, const ucontext_t *uc, const struct hs_
 }
 
 #define DEEP_STEPS 8
+#define SLACK_WORDS 4
 
 /* AsyncGetCallTrace from frame f: in Java code through a copy of the interrupted context; in VM or
  * native code (where it reads the thread's last-Java-frame anchor, not the context) by pointing the
@@ -415,9 +416,27 @@ static int deep_recover(struct raw_frame *frames, int depth, struct hs_frame f, 
 			frames[n].id = id;
 			n++;
 		}
-		if (hotspot_sender(&f, &b, top, stack_hi) != 0 || !in_code(f.pc))
+		struct hs_frame here = f;
+		int got = 0;
+		if (hotspot_sender(&f, &b, top, stack_hi) == 0 && in_code(f.pc))
+			got = agct_from(frames + n, depth - n, &f, ucontext, env, anchor_pc);
+		/* inside a JIT intrinsic that pushed scratch registers (string and array intrinsics do), the
+		 * frame sits a few words higher than the method's frame size says: try those slots, with
+		 * AsyncGetCallTrace as the judge of the caller's frame */
+		for (int k = 1; got <= 0 && k <= SLACK_WORDS && top && b.kind == HS_NMETHOD && b.frame_size > 0 &&
+				b.frame_complete && here.pc >= b.frame_complete;
+		     k++) {
+			uintptr_t nsp = here.sp + (uintptr_t)b.frame_size + 8u * (uintptr_t)k;
+			if (nsp + 8 > stack_hi)
+				break;
+			f.pc = *(const uintptr_t *)(nsp - 8);
+			f.fp = *(const uintptr_t *)(nsp - 16);
+			f.sp = nsp;
+			if (in_code(f.pc))
+				got = agct_from(frames + n, depth - n, &f, ucontext, env, anchor_pc);
+		}
+		if (got <= 0 && (f.pc == here.pc || !in_code(f.pc)))
 			return 0;
-		int got = agct_from(frames + n, depth - n, &f, ucontext, env, anchor_pc);
 		if (got > 0) {
 			for (int i = n; i < n + got; i++)
 				frames[i].kind = RAW_JAVA;

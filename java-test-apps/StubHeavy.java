@@ -7,7 +7,8 @@ import java.util.Arrays;
  * CPU shares the app measures itself and prints as "SHARE megaCalls=P copyArrays=Q stringOps=R":
  * megaCalls makes megamorphic interface and virtual calls (itable / vtable stubs) to tiny methods,
  * copyArrays spends its time in System.arraycopy / Arrays.copyOf (arraycopy stubs), stringOps in string
- * intrinsics (indexOf, equals, compareTo). Usage: StubHeavy [seconds=4]
+ * intrinsics (indexOf, equals, compareTo). Usage: StubHeavy [seconds=4 [megaCalls copyArrays stringOps]]
+ * (the work per round of each phase; default 3000000 150 3000, about 86 / 10 / 3 % of the time)
  */
 public class StubHeavy {
     interface Shape { long area(long x); }
@@ -64,17 +65,20 @@ public class StubHeavy {
 
     public static void main(String[] args) {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 4;
+        int nm = args.length > 3 ? Integer.parseInt(args[1]) : 3_000_000;
+        int nc = args.length > 3 ? Integer.parseInt(args[2]) : 150;
+        int ns = args.length > 3 ? Integer.parseInt(args[3]) : 3000;
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         System.out.println("READY");
         long end = System.nanoTime() + (long) (seconds * 1e9);
         long tm = 0, tc = 0, ts = 0, all0 = mx.getCurrentThreadCpuTime();
         while (System.nanoTime() < end) {
             long t0 = mx.getCurrentThreadCpuTime();
-            sink += megaCalls(3_000_000);
+            sink += megaCalls(nm);
             long t1 = mx.getCurrentThreadCpuTime();
-            sink += copyArrays(150);
+            sink += copyArrays(nc);
             long t2 = mx.getCurrentThreadCpuTime();
-            sink += stringOps(3000);
+            sink += stringOps(ns);
             long t3 = mx.getCurrentThreadCpuTime();
             tm += t1 - t0; tc += t2 - t1; ts += t3 - t2;
         }
