@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Typed Java frames (ann): the HotSpot frame walker tells JIT-compiled (_[j]), inlined (_[i]),
 # interpreted (_[0]) and C1-compiled (_[1]) frames apart, where AsyncGetCallTrace reports every frame as
-# compiled. TypedFrames.hot() inlines mix() under C2; -Xint interprets everything; TieredStopAtLevel=1
+# compiled. TypedFrames.hot() inlines mix() under C2 (not with CompileCommand=dontinline); -Xint interprets everything; TieredStopAtLevel=1
 # stops at C1. JFR records the same kinds. DebugNonSafepoints is turned on by the agent.
 . "$(dirname "$0")/lib.sh"
 JFR=$(dirname "$JAVA")/jfr
@@ -14,6 +14,14 @@ jit=$(share "$WORK/hot" 'TypedFrames.hot_\[j\]')
 echo "info: C2: hot() compiled in ${jit}% of its samples, mix() inlined in ${inl}%"
 check "C2: hot() is _[j] (${jit}% of its samples)" test "$jit" -ge 90
 check "C2: mix() inlined into hot() is _[i] (${inl}% of hot's samples)" test "$inl" -ge 20
+
+out=$WORK/noinline.collapsed
+run_java 60 "event=cpu,interval=2ms,ann,file=$out" -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,TypedFrames::mix \
+	TypedFrames 3 || fail "JVM failed"
+grep 'TypedFrames.hot_' "$out" > "$WORK/hot" || true
+own=$(share "$WORK/hot" 'TypedFrames.hot_\[j\];TypedFrames.mix_\[j\] [0-9]+$')
+check "dontinline: mix() is its own compiled frame, _[j] (${own}% of hot's samples)" test "$own" -ge 20
+check "dontinline: mix() is never _[i]" bash -c "! grep -q 'TypedFrames.mix_\[i\]' '$out'"
 
 out=$WORK/int.collapsed
 run_java 60 "event=cpu,interval=2ms,ann,file=$out" -Xint TypedFrames 2 || fail "JVM failed"
