@@ -154,6 +154,7 @@ static int start_engine(const struct options *o)
 	snprintf(cfg.filter, sizeof(cfg.filter), "%s", o->filter);
 	cfg.depth = o->jstackdepth;
 	cfg.tsc_per_ns = tsc_per_ns;
+	cfg.kernel_stack = o->cstack != CSTACK_NO;
 	char err[512] = "";
 	int rc = e->start(&cfg, err, sizeof(err));
 	if (rc < 0 && e == &engine_perf && (!o->event[0] || strcmp(o->event, "cpu") == 0)) {
@@ -174,6 +175,11 @@ static int start_engine(const struct options *o)
 			 "is not sampled (event=ctimer includes it, or run as root / lower perf_event_paranoid to 1)",
 			 cfg.event);
 		perf_note_user_only = 0;
+	}
+	if (e == &engine_perf && perf_note_no_callchain) {
+		log_warn("event=%s: perf_event_open refused kernel callchains (%s): samples have no kernel frames",
+			 cfg.event, strerror(perf_note_no_callchain));
+		perf_note_no_callchain = 0;
 	}
 	if (e == &engine_perf)
 		snprintf(engine_desc, sizeof(engine_desc), "perf_events %s per thread", engine_perf_event_name());
@@ -450,6 +456,7 @@ static int do_start(const struct options *given, int resume)
 		.wall_state = o->threads && (strcmp(o->event, "wall") == 0 || o->wall_ns >= 0),
 		.mark_kind = n_extras > 0,
 		.native = o->cstack != CSTACK_NO,
+		.kernel = o->cstack != CSTACK_NO,
 	};
 	for (int i = 0; i < n_extras; i++)
 		if (extras[i].kind == SK_WALL)

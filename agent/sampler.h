@@ -48,6 +48,7 @@ struct sampler_config {
 	uint64_t wall_weight;  /* weight of a wall-clock sample (its interval) */
 	int native;            /* walk native frames (cstack=fp, the default) */
 	int mark_kind;         /* several events: add a RAW_EVENT root frame to every trace */
+	int kernel;            /* kernel frames from the perf engine's rings (cstack is not no) */
 };
 
 /* The event log (for JFR): one entry per sample with its time, thread and trace, in mmap'd memory. */
