@@ -19,6 +19,7 @@
 #include "flameagent.h"
 #include "frames.h"
 #include "jfr.h"
+#include "kallsyms.h"
 #include "log.h"
 #include "model.h"
 #include "out.h"
@@ -137,6 +138,7 @@ static int64_t default_interval(const char *event, const char **unit)
 }
 
 static const char *session_unit = "ns";
+static void forget_kernel_symbols(void);
 
 static int start_engine(const struct options *o)
 {
@@ -440,6 +442,7 @@ static int do_start(const struct options *given, int resume)
 		calltrace_clear(table);
 		duration_ns = 0;
 		vm_forget_names();
+		forget_kernel_symbols();
 	}
 	session = *o;
 	interval_ns = o->interval > 0 ? o->interval : default_interval(o->event, &session_unit);
@@ -535,6 +538,39 @@ static void pause_sampling(void)
 
 /* ---- resolution: raw frames -> model ---- */
 
+/* Kernel symbols of the session, read at the first kernel frame of a dump (modules loaded later are
+ * not named). */
+static struct kallsyms *ksyms;
+static int ksyms_loaded, ksyms_warned;
+
+static void forget_kernel_symbols(void)
+{
+	kallsyms_free(ksyms);
+	ksyms = NULL;
+	ksyms_loaded = 0;
+	ksyms_warned = 0;
+}
+
+/* The kallsyms name of kernel address pc, or "[kernel]" when it has none or kernel symbols are hidden
+ * (said once per session). */
+static const char *kernel_name(uint64_t pc)
+{
+	if (!ksyms_loaded) {
+		ksyms_loaded = 1;
+		ksyms = kallsyms_load("/proc/kallsyms");
+		int e = errno;
+		if (kallsyms_hidden(ksyms) && !ksyms_warned) {
+			ksyms_warned = 1;
+			log_warn("kernel symbols are hidden (/proc/kallsyms: %s): kernel frames are shown as [kernel]_[k]; "
+				 "to name them, run the JVM as root or set sysctl kernel.kptr_restrict=0 (a non-root JVM "
+				 "also needs kernel.perf_event_paranoid <= 1)",
+				 ksyms ? "only zero addresses" : strerror(e));
+		}
+	}
+	const char *name = kallsyms_find(ksyms, pc);
+	return name ? name : "[kernel]";
+}
+
 struct resolve_ctx {
 	struct model *m;
 	const struct options *o;
@@ -576,6 +612,11 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 			break;
 		case RAW_NATIVE:
 			mf->kind = symbols_name(f->id, c->o->lib, buf, sizeof(c->names[0]));
+			break;
+		case RAW_KERNEL:
+			/* kernel frames always carry their suffix (ARCHITECTURE.md section 4) */
+			snprintf(buf, sizeof(c->names[0]), "%s%s", kernel_name(f->id), MODEL_KERNEL_SUFFIX);
+			mf->kind = FK_KERNEL;
 			break;
 		case RAW_ERROR:
 			snprintf(buf, sizeof(c->names[0]), "%s", calltrace_error_frame((enum trace_error)f->id));
@@ -830,6 +871,11 @@ static int jfr_stack_of(struct jfr_build *b, int64_t ref, uint32_t *out)
 			j->type = JFR_FRAME_NATIVE;
 			break;
 		}
+		case RAW_KERNEL:
+			/* JFR has a frame type for it: the method is the bare kallsyms name */
+			j->method = keep_str(b, strdup(kernel_name(f->id)));
+			j->type = JFR_FRAME_KERNEL;
+			break;
 		default:
 			native_name(f->id, buf, sizeof(buf));
 			j->method = keep_str(b, strdup(buf));

@@ -1,0 +1,41 @@
+import java.io.File;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+
+/**
+ * Known answer for kernel frames: writeLoop writes 64-byte buffers to a FileChannel on a temporary
+ * file (rewinding every 1 MiB) in a tight loop, so most of the thread's CPU time is spent inside the
+ * write system call (entry_SYSCALL_64, do_syscall_64, ksys_write, vfs_write, ...) under
+ * SyscallWriter.writeLoop; with event=cpu as root, well over half of the samples carry kernel frames.
+ * Usage: SyscallWriter [seconds=2]
+ */
+public class SyscallWriter {
+    static volatile long sink;
+
+    static long writeLoop(FileChannel ch, ByteBuffer buf, long end) throws Exception {
+        long n = 0;
+        while (System.nanoTime() < end) {
+            for (int i = 0; i < 1000; i++) {
+                buf.clear();
+                n += ch.write(buf);
+            }
+            if (ch.position() >= (1 << 20)) {
+                ch.position(0);
+            }
+        }
+        return n;
+    }
+
+    public static void main(String[] args) throws Exception {
+        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 2;
+        File f = File.createTempFile("syscallwriter", ".bin");
+        f.deleteOnExit();
+        try (RandomAccessFile raf = new RandomAccessFile(f, "rw")) {
+            FileChannel ch = raf.getChannel();
+            ByteBuffer buf = ByteBuffer.allocateDirect(64);
+            System.out.println("READY");
+            sink += writeLoop(ch, buf, System.nanoTime() + (long) (seconds * 1e9));
+        }
+    }
+}
