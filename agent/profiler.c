@@ -613,11 +613,18 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 		case RAW_NATIVE:
 			mf->kind = symbols_name(f->id, c->o->lib, buf, sizeof(c->names[0]));
 			break;
-		case RAW_KERNEL:
-			/* kernel frames always carry their suffix (ARCHITECTURE.md section 4) */
-			snprintf(buf, sizeof(c->names[0]), "%s%s", kernel_name(f->id), MODEL_KERNEL_SUFFIX);
+		case RAW_KERNEL: {
+			/* kernel frames always carry their suffix (ARCHITECTURE.md section 4); a run of unnamed
+			 * ones (hidden symbols) is one [kernel] frame */
+			const char *kn = kernel_name(f->id);
+			if (kn[0] == '[' && i > 0 && c->frames[i - 1].kind == FK_KERNEL && c->frames[i - 1].name[0] == '[') {
+				out--;
+				continue;
+			}
+			snprintf(buf, sizeof(c->names[0]), "%s%s", kn, MODEL_KERNEL_SUFFIX);
 			mf->kind = FK_KERNEL;
 			break;
+		}
 		case RAW_ERROR:
 			snprintf(buf, sizeof(c->names[0]), "%s", calltrace_error_frame((enum trace_error)f->id));
 			mf->kind = FK_ERROR;
@@ -871,11 +878,15 @@ static int jfr_stack_of(struct jfr_build *b, int64_t ref, uint32_t *out)
 			j->type = JFR_FRAME_NATIVE;
 			break;
 		}
-		case RAW_KERNEL:
+		case RAW_KERNEL: {
 			/* JFR has a frame type for it: the method is the bare kallsyms name */
-			j->method = keep_str(b, strdup(kernel_name(f->id)));
+			const char *kn = kernel_name(f->id);
+			if (kn[0] == '[' && k > 0 && fr[k - 1].type == JFR_FRAME_KERNEL && fr[k - 1].method[0] == '[')
+				continue;
+			j->method = keep_str(b, strdup(kn));
 			j->type = JFR_FRAME_KERNEL;
 			break;
+		}
 		default:
 			native_name(f->id, buf, sizeof(buf));
 			j->method = keep_str(b, strdup(buf));
