@@ -673,7 +673,9 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 	while (first < n && (c->frames[first].kind == FK_THREAD || c->frames[first].kind == FK_STATE))
 		first++;
 	int drop = 0;
-	while (first + drop + 1 < n && c->frames[first + drop].kind == FK_NATIVE &&
+	/* ...but keep the last user frame under kernel frames */
+	while (first + drop + 1 < n && c->frames[first + drop + 1].kind != FK_KERNEL &&
+	       c->frames[first + drop].kind == FK_NATIVE &&
 	       c->frames[first + drop].name[0] == '[' && strstr(c->frames[first + drop].name, "+0x"))
 		drop++;
 	if (drop) {
