@@ -44,8 +44,6 @@ extern int perf_note_user_only;
 /* Set by the cpu engine's start when it samples kernel mode but perf_event_open refused kernel
  * callchains (errno): samples then have no kernel frames. */
 extern int perf_note_no_callchain;
-/* Whether the running perf engine records kernel callchains (a ring buffer per thread). */
-int engine_perf_kernel_stacks(void);
 /* The perf event the running cpu engine counts ("cpu-clock", "page-faults", ...). */
 const char *engine_perf_event_name(void);
 /* Lists the perf events with what perf_event_open says of each on this machine; returns how many work. */

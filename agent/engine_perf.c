@@ -133,7 +133,7 @@ static void map_ring(int fd)
 		ring_warned = 1;
 		log_warn("event=%s: cannot map a perf ring buffer (%zu bytes per thread): %s; some threads have no "
 			 "kernel frames (raise ulimit -l or kernel.perf_event_mlock_kb, or run as root)",
-			 current->name, ring_bytes, strerror(-rc));
+			 cfg.event, ring_bytes, strerror(-rc));
 	}
 }
 
@@ -181,11 +181,6 @@ static void perf_close(intptr_t fd)
 	if (ring)
 		munmap(ring, ring_bytes);
 	close((int)fd);
-}
-
-int engine_perf_kernel_stacks(void)
-{
-	return callchain;
 }
 
 static void on_thread(int tid, void *arg)

@@ -8,7 +8,8 @@ import java.nio.channels.FileChannel;
  * file (rewinding every 1 MiB) in a tight loop, so most of the thread's CPU time is spent inside the
  * write system call (entry_SYSCALL_64, do_syscall_64, ksys_write, vfs_write, ...) under
  * SyscallWriter.writeLoop; with event=cpu as root, well over half of the samples carry kernel frames.
- * Usage: SyscallWriter [seconds=2]
+ * With threads > 1, as many threads run the same loop (for tests with many perf fds and rings).
+ * Usage: SyscallWriter [seconds=2] [threads=1]
  */
 public class SyscallWriter {
     static volatile long sink;
@@ -27,15 +28,37 @@ public class SyscallWriter {
         return n;
     }
 
-    public static void main(String[] args) throws Exception {
-        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 2;
+    static void run(double seconds, boolean ready) throws Exception {
         File f = File.createTempFile("syscallwriter", ".bin");
         f.deleteOnExit();
         try (RandomAccessFile raf = new RandomAccessFile(f, "rw")) {
             FileChannel ch = raf.getChannel();
             ByteBuffer buf = ByteBuffer.allocateDirect(64);
-            System.out.println("READY");
+            if (ready) {
+                System.out.println("READY");
+            }
             sink += writeLoop(ch, buf, System.nanoTime() + (long) (seconds * 1e9));
+        }
+        f.delete();
+    }
+
+    public static void main(String[] args) throws Exception {
+        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 2;
+        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 1;
+        Thread[] extra = new Thread[threads - 1];
+        for (int i = 0; i < extra.length; i++) {
+            extra[i] = new Thread(() -> {
+                try {
+                    run(seconds, false);
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }, "writer-" + i);
+            extra[i].start();
+        }
+        run(seconds, true);
+        for (Thread t : extra) {
+            t.join();
         }
     }
 }

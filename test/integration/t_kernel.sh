@@ -88,6 +88,17 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
 	check "hidden kernel symbols: Java frames kept ($hl writeLoop samples)" test "$hl" -gt 300
 fi
 
+# beyond the locked-memory allowance for rings (no CAP_IPC_LOCK, ulimit -l 0, 300 threads x 8 KiB >
+# kernel.perf_event_mlock_kb): one warning, the JVM runs on, threads past it have no kernel frames
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	o=$WORK/mlock.collapsed
+	(ulimit -l 0 && timeout -k 5 90 setpriv --bounding-set=-ipc_lock --inh-caps=-ipc_lock "$JAVA" \
+		-agentpath:"$AGENT"=event=cpu,interval=5ms,file="$o" -cp "$APPS" SyscallWriter 2 300) > "$WORK/mlock.txt" 2>&1
+	rc=$?
+	check "rings beyond the locked-memory limit: one warning naming the limit, the JVM runs on (exit $rc, $(total "$o") samples)" \
+		bash -c "[ $rc -eq 0 ] && [ \$(grep -c 'cannot map a perf ring buffer (8192 bytes per thread): Operation not permitted.*ulimit -l' '$WORK/mlock.txt') -eq 1 ] && grep -q 'SyscallWriter.writeLoop' '$o'"
+fi
+
 # an unprivileged JVM (perf_event_paranoid 2: user mode only, kallsyms hidden) runs and keeps its Java frames
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	stage=$(mktemp -d /dev/shm/fa-kernel-XXXXXX 2>/dev/null || mktemp -d /var/tmp/fa-kernel-XXXXXX)
