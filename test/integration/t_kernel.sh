@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Kernel frames: event=cpu (kernel mode sampled) puts the perf callchain's kernel frames, named from
 # /proc/kallsyms with _[k], leaf-most above the native and Java frames of SyscallWriter's write loop;
-# the ring buffer keeps one signal per sample; ctimer, itimer and cstack=no have none;
+# the ring buffer keeps one signal per sample; ctimer, itimer, wall and cstack=no have none;
 # context-switches get the scheduler path; JFR, flameconv and ann keep _[k] once; hidden kernel symbols (a zeroed
 # /proc/kallsyms) give one warning and [kernel]_[k]; an unprivileged JVM keeps its Java frames.
 . "$(dirname "$0")/lib.sh"
@@ -37,9 +37,10 @@ check "cpu: one signal per sample with the ring ($a writeLoop samples, $b withou
 	test $((a * 100)) -ge $((b * 50)) -a $((a * 100)) -le $((b * 200)) -a "$a" -gt 300
 check "cstack=no: no kernel frames" bash -c "! grep -q '_\[k\]' '$out2'"
 
-for ev in ctimer itimer; do
+for ev in ctimer itimer wall; do
 	o=$WORK/$ev.collapsed
-	run_java 60 "event=$ev,interval=5ms,file=$o" SyscallWriter 2 || fail "JVM failed"
+	iv=5ms; [ $ev = wall ] && iv=10ms
+	run_java 60 "event=$ev,interval=$iv,file=$o" SyscallWriter 2 || fail "JVM failed"
 	check "$ev: no kernel frames ($(total "$o") samples)" bash -c "[ \$(grep -c SyscallWriter.writeLoop '$o') -gt 0 ] && ! grep -q '_\[k\]' '$o'"
 done
 
