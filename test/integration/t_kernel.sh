@@ -49,6 +49,16 @@ o=$WORK/ann.collapsed
 run_java 60 "event=cpu,interval=5ms,ann,file=$o" SyscallWriter 1 || fail "JVM failed"
 check "ann: kernel frames end in a single _[k]" bash -c "grep -qE 'SyscallWriter.writeLoop_\[j\];.*do_syscall_64_\[k\]' '$o' && ! grep -q '_\[k\]_\[k\]' '$o'"
 
+# attached at run time (flameattach): the same kernel frames
+if start_java - SyscallWriter 30; then
+	"$TOP/build/bin/flameattach" "$JPID" -e cpu -i 5ms -d 2 -o collapsed > "$WORK/attach.collapsed" 2> "$WORK/attach.err"
+	check "flameattach: kernel frames above the write loop ($(share "$WORK/attach.collapsed" "$SYSCALL_RE")%)" \
+		bash -c "grep -qE 'SyscallWriter.writeLoop;.*do_syscall_64_\[k\]' '$WORK/attach.collapsed'"
+	kill "$JPID" 2>/dev/null
+else
+	fail "SyscallWriter did not start"
+fi
+
 # context switches are taken in the scheduler: the kernel path up to schedule() above the waiting
 # thread's frames (page faults are not: their samples carry the user registers, no kernel chain)
 o=$WORK/cs.collapsed
