@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Kernel frames: event=cpu (kernel mode sampled) puts the perf callchain's kernel frames, named from
 # /proc/kallsyms with _[k], leaf-most above the native and Java frames of SyscallWriter's write loop;
-# the ring buffer keeps one signal per sample; ctimer, itimer, wall and cstack=no have none;
-# context-switches get the scheduler path; JFR, flameconv and ann keep _[k] once; hidden kernel symbols (a zeroed
-# /proc/kallsyms) give one warning and [kernel]_[k]; an unprivileged JVM keeps its Java frames.
+# the ring buffer keeps one signal per sample; ctimer, itimer, wall and cstack=no have none; attach
+# works the same; context-switches get the scheduler path; JFR, flameconv and ann keep _[k] once;
+# hidden kernel symbols (a zeroed /proc/kallsyms) give one warning and [kernel]_[k]; rings beyond the
+# locked-memory limit give one warning; an unprivileged JVM keeps its Java frames.
 . "$(dirname "$0")/lib.sh"
 
 SYSCALL_RE='(entry_SYSCALL[A-Za-z0-9_]*|do_syscall_64|__x64_sys_write|ksys_write|vfs_write)_\[k\]'
