@@ -98,6 +98,10 @@ struct kallsyms *kallsyms_parse(const char *text, size_t len)
 	}
 	if (k->n)
 		qsort(k->syms, k->n, sizeof(*k->syms), cmp_sym);
+	/* kept for the session: give back what data symbols and addresses took */
+	char *trimmed = realloc(k->names, names_len + 1);
+	if (trimmed)
+		k->names = trimmed;
 	return k;
 fail:
 	kallsyms_free(k);
