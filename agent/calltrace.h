@@ -54,7 +54,7 @@ const char *calltrace_error_frame(enum trace_error e);
 /* A short phrase for reports: "unknown Java state", ... */
 const char *calltrace_error_reason(enum trace_error e);
 
-#define CALLTRACE_MAX_FRAMES 4300 /* jstackdepth max + native frames (128) + thread/state/event/stub/truncated frames */
+#define CALLTRACE_MAX_FRAMES 4300 /* jstackdepth max + kernel (48) + native frames (128) + thread/state/event/stub/truncated frames */
 
 struct calltrace_table;
 

@@ -12,6 +12,7 @@ struct engine_config {
 	char filter[256];  /* wall: thread ids "12;15-20" ("" = all) */
 	int depth;         /* alloc, lock: Java frames to record */
 	double tsc_per_ns; /* wall: to time batched samples in the event log */
+	int kernel_stack;  /* perf: record kernel callchains when kernel mode is sampled (cstack is not no) */
 };
 
 struct engine {
@@ -40,6 +41,9 @@ int engine_perf_probe(const char *name, char *err, size_t errlen);
 /* Set by the cpu engine's start when perf_event_paranoid allowed user-mode counting only (time in the
  * kernel is then not sampled). */
 extern int perf_note_user_only;
+/* Set by the cpu engine's start when it samples kernel mode but perf_event_open refused kernel
+ * callchains (errno): samples then have no kernel frames. */
+extern int perf_note_no_callchain;
 /* The perf event the running cpu engine counts ("cpu-clock", "page-faults", ...). */
 const char *engine_perf_event_name(void);
 /* Lists the perf events with what perf_event_open says of each on this machine; returns how many work. */

@@ -1,5 +1,7 @@
 /* Engine "cpu": a perf_events cpu-clock counter per thread whose overflow signal is routed to that
- * thread (F_SETOWN_EX / F_OWNER_TID). Start/stop and thread coverage; never in a signal handler. */
+ * thread (F_SETOWN_EX / F_OWNER_TID); when kernel mode is sampled, a small ring buffer per thread
+ * carries each sample's kernel callchain (read by the handler through perf_ring.c).
+ * Start/stop and thread coverage; never in a signal handler. */
 #include "engine.h"
 #include "sampler.h"
 
@@ -10,10 +12,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "log.h"
+#include "perf_ring.h"
 #include "thread_set.h"
 
 struct perf_event_def {
@@ -74,6 +79,7 @@ static const struct perf_event_def *find_event(const char *name)
 }
 
 int perf_note_user_only;
+int perf_note_no_callchain;
 
 int engine_perf_known(const char *name, int64_t *default_period, int *is_time)
 {
@@ -105,9 +111,31 @@ static const struct perf_event_def *current = &events[0];
 static struct engine_config cfg;
 /* perf_event_paranoid 2 lets an unprivileged process count itself in user mode only */
 static int user_only;
+/* kernel callchains into a ring per thread (kernel mode sampled and cstack is not no) */
+static int callchain;
+static size_t ring_bytes;     /* metadata page + data pages, per thread */
+static int ring_warned;       /* a ring could not be mapped (this session) */
 static intptr_t perf_open(int tid);
 static void perf_close(intptr_t fd);
 static struct thread_set set = {.lock = PTHREAD_MUTEX_INITIALIZER, .open = perf_open, .close = perf_close};
+
+/* Maps and publishes fd's ring. A failure (RLIMIT_MEMLOCK / kernel.perf_event_mlock_kb for
+ * unprivileged users, fd beyond the table) leaves the thread sampled without kernel frames. */
+static void map_ring(int fd)
+{
+	void *base = mmap(NULL, ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int rc = base == MAP_FAILED ? -errno : perf_ring_register(fd, base, ring_bytes - (size_t)getpagesize());
+	if (rc == 0)
+		return;
+	if (base != MAP_FAILED)
+		munmap(base, ring_bytes);
+	if (!ring_warned) {
+		ring_warned = 1;
+		log_warn("event=%s: cannot map a perf ring buffer (%zu bytes per thread): %s; some threads have no "
+			 "kernel frames (raise ulimit -l or kernel.perf_event_mlock_kb, or run as root)",
+			 cfg.event, ring_bytes, strerror(-rc));
+	}
+}
 
 static intptr_t perf_open(int tid)
 {
@@ -118,19 +146,28 @@ static intptr_t perf_open(int tid)
 	attr.config = current->config;
 	attr.sample_period = (uint64_t)cfg.interval;
 	attr.disabled = 1;
+	/* with a ring, every sample record wakes the fd too; the signal comes per overflow either way
+	 * because fasync is set (perf_event_wakeup from __perf_event_overflow) */
 	attr.wakeup_events = 1;
 	attr.exclude_idle = 1;
 	attr.exclude_kernel = (unsigned)user_only;
 	attr.exclude_hv = (unsigned)user_only;
+	if (callchain) {
+		attr.sample_type = PERF_SAMPLE_CALLCHAIN;
+		attr.exclude_callchain_user = 1; /* the handler walks user space itself */
+		attr.sample_max_stack = PERF_RING_MAX_KERNEL;
+	}
 	int fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	if (callchain)
+		map_ring(fd);
 	struct f_owner_ex owner = {F_OWNER_TID, tid};
-	/* every overflow queues a signal to the owner thread once fasync is set (no ring buffer needed) */
+	/* every overflow queues a signal to the owner thread once fasync is set (ring buffer or not) */
 	if (fcntl(fd, F_SETFL, O_ASYNC) < 0 || fcntl(fd, F_SETSIG, cfg.signo) < 0 ||
 	    fcntl(fd, F_SETOWN_EX, &owner) < 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
 		int e = errno;
-		close(fd);
+		perf_close(fd);
 		errno = e;
 		return -1;
 	}
@@ -140,6 +177,9 @@ static intptr_t perf_open(int tid)
 static void perf_close(intptr_t fd)
 {
 	ioctl((int)fd, PERF_EVENT_IOC_DISABLE, 0);
+	void *ring = perf_ring_unregister((int)fd);
+	if (ring)
+		munmap(ring, ring_bytes);
 	close((int)fd);
 }
 
@@ -168,14 +208,30 @@ static int perf_start(const struct engine_config *c, char *err, unsigned errlen)
 		return -EINVAL;
 	}
 	raise_fd_limit();
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur > (1u << 20))
+		rl.rlim_cur = 1u << 20;
+	ring_bytes = (size_t)(1 + PERF_RING_DATA_PAGES) * (size_t)getpagesize();
+	ring_warned = 0;
 	/* probe on this thread first so a refusal (perf_event_paranoid, seccomp, no PMU) is reported clearly */
 	user_only = 0;
+	callchain = cfg.kernel_stack && perf_ring_init((unsigned)rl.rlim_cur, (uint64_t)getpagesize()) == 0;
 	intptr_t probe = perf_open((int)syscall(SYS_gettid));
 	if (probe == -1 && (errno == EACCES || errno == EPERM)) {
+		/* kernel mode refused: user mode has no kernel frames to collect */
 		user_only = 1;
+		callchain = 0;
 		probe = perf_open((int)syscall(SYS_gettid));
 		if (probe != -1)
 			perf_note_user_only = 1;
+	} else if (probe == -1 && callchain) {
+		/* a kernel that refuses callchain sampling (sample_max_stack above kernel.perf_event_max_stack,
+		 * ...): sample without kernel frames */
+		int e = errno;
+		callchain = 0;
+		probe = perf_open((int)syscall(SYS_gettid));
+		if (probe != -1)
+			perf_note_no_callchain = e;
 	}
 	if (probe == -1) {
 		int e = errno;

@@ -39,12 +39,12 @@ struct model {
 };
 
 static const char *const suffixes[FK_COUNT] = {
-	[FK_JAVA] = "_[j]", [FK_INLINED] = "_[i]", [FK_INTERPRETED] = "_[0]", [FK_C1] = "_[1]", [FK_KERNEL] = "_[k]",
+	[FK_JAVA] = "_[j]", [FK_INLINED] = "_[i]", [FK_INTERPRETED] = "_[0]", [FK_C1] = "_[1]", [FK_KERNEL] = MODEL_KERNEL_SUFFIX,
 };
 
 const char *model_kind_suffix(enum frame_kind k)
 {
-	return (unsigned)k < FK_COUNT && suffixes[k] ? suffixes[k] : "";
+	return (unsigned)k < FK_COUNT && suffixes[k] && k != FK_KERNEL ? suffixes[k] : "";
 }
 
 enum frame_kind model_kind_from_name(const char *name, size_t *name_len)
@@ -53,7 +53,8 @@ enum frame_kind model_kind_from_name(const char *name, size_t *name_len)
 	if (n > 4 && name[n - 4] == '_' && name[n - 3] == '[' && name[n - 1] == ']') {
 		for (int k = 0; k < FK_COUNT; k++)
 			if (suffixes[k] && name[n - 2] == suffixes[k][2]) {
-				*name_len = n - 4;
+				if (k != FK_KERNEL)
+					*name_len = n - 4;
 				return (enum frame_kind)k;
 			}
 	}

@@ -16,7 +16,7 @@ enum frame_kind {
 	FK_C1,            /* "_[1]" */
 	FK_NATIVE,        /* C symbol */
 	FK_CPP,           /* C++ symbol (demangled) */
-	FK_KERNEL,        /* "_[k]" */
+	FK_KERNEL,        /* "_[k]", part of the name itself */
 	FK_THREAD,        /* "[name tid=N]" root */
 	FK_ERROR,         /* "[unknown_Java]" ... */
 	FK_CLASS,         /* allocated / contended class leaf */
@@ -24,11 +24,15 @@ enum frame_kind {
 	FK_COUNT
 };
 
-/* Suffix for a kind with `ann`: "_[j]", "_[i]", "_[0]", "_[1]", "_[k]", or "" for kinds without one. */
+/* Kernel frames always carry this suffix in their name ("do_syscall_64_[k]", with or without `ann`). */
+#define MODEL_KERNEL_SUFFIX "_[k]"
+/* Suffix for a kind with `ann`: "_[j]", "_[i]", "_[0]", "_[1]", or "" for kinds without one and for
+ * FK_KERNEL (whose names already end in "_[k]", so `ann` does not double it). */
 const char *model_kind_suffix(enum frame_kind k);
 /* Kind from a frame name's suffix, for readers of collapsed text: strips a known "_[x]" suffix by
- * setting *name_len shorter. Names like "[..]" are FK_ERROR or FK_THREAD ("tid=" inside), C++ ("::")
- * FK_CPP, names with '/' or '.' and no '(' FK_JAVA, else FK_NATIVE. */
+ * setting *name_len shorter, except "_[k]", which stays part of a kernel frame's name (FK_KERNEL).
+ * Names like "[..]" are FK_ERROR or FK_THREAD ("tid=" inside), C++ ("::") FK_CPP, names with '/' or '.'
+ * and no '(' FK_JAVA, else FK_NATIVE. */
 enum frame_kind model_kind_from_name(const char *name, size_t *name_len);
 
 struct model_frame {

@@ -19,6 +19,7 @@
 #include "flameagent.h"
 #include "frames.h"
 #include "jfr.h"
+#include "kallsyms.h"
 #include "log.h"
 #include "model.h"
 #include "out.h"
@@ -137,6 +138,7 @@ static int64_t default_interval(const char *event, const char **unit)
 }
 
 static const char *session_unit = "ns";
+static void forget_kernel_symbols(void);
 
 static int start_engine(const struct options *o)
 {
@@ -154,6 +156,7 @@ static int start_engine(const struct options *o)
 	snprintf(cfg.filter, sizeof(cfg.filter), "%s", o->filter);
 	cfg.depth = o->jstackdepth;
 	cfg.tsc_per_ns = tsc_per_ns;
+	cfg.kernel_stack = o->cstack != CSTACK_NO;
 	char err[512] = "";
 	int rc = e->start(&cfg, err, sizeof(err));
 	if (rc < 0 && e == &engine_perf && (!o->event[0] || strcmp(o->event, "cpu") == 0)) {
@@ -174,6 +177,11 @@ static int start_engine(const struct options *o)
 			 "is not sampled (event=ctimer includes it, or run as root / lower perf_event_paranoid to 1)",
 			 cfg.event);
 		perf_note_user_only = 0;
+	}
+	if (e == &engine_perf && perf_note_no_callchain) {
+		log_warn("event=%s: perf_event_open refused kernel callchains (%s): samples have no kernel frames",
+			 cfg.event, strerror(perf_note_no_callchain));
+		perf_note_no_callchain = 0;
 	}
 	if (e == &engine_perf)
 		snprintf(engine_desc, sizeof(engine_desc), "perf_events %s per thread", engine_perf_event_name());
@@ -434,6 +442,7 @@ static int do_start(const struct options *given, int resume)
 		calltrace_clear(table);
 		duration_ns = 0;
 		vm_forget_names();
+		forget_kernel_symbols();
 	}
 	session = *o;
 	interval_ns = o->interval > 0 ? o->interval : default_interval(o->event, &session_unit);
@@ -451,6 +460,7 @@ static int do_start(const struct options *given, int resume)
 		.mark_kind = n_extras > 0,
 		.native = o->cstack != CSTACK_NO,
 		.typed = 1,
+		.kernel = o->cstack != CSTACK_NO,
 	};
 	for (int i = 0; i < n_extras; i++)
 		if (extras[i].kind == SK_WALL)
@@ -530,6 +540,39 @@ static void pause_sampling(void)
 
 /* ---- resolution: raw frames -> model ---- */
 
+/* Kernel symbols of the session, read at the first kernel frame of a dump (modules loaded later are
+ * not named). */
+static struct kallsyms *ksyms;
+static int ksyms_loaded, ksyms_warned;
+
+static void forget_kernel_symbols(void)
+{
+	kallsyms_free(ksyms);
+	ksyms = NULL;
+	ksyms_loaded = 0;
+	ksyms_warned = 0;
+}
+
+/* The kallsyms name of kernel address pc, or "[kernel]" when it has none or kernel symbols are hidden
+ * (said once per session). */
+static const char *kernel_name(uint64_t pc)
+{
+	if (!ksyms_loaded) {
+		ksyms_loaded = 1;
+		ksyms = kallsyms_load("/proc/kallsyms");
+		int e = errno;
+		if (kallsyms_hidden(ksyms) && !ksyms_warned) {
+			ksyms_warned = 1;
+			log_warn("kernel symbols are hidden (/proc/kallsyms: %s): kernel frames are shown as [kernel]_[k]; "
+				 "to name them, run the JVM as root or set sysctl kernel.kptr_restrict=0 (a non-root JVM "
+				 "also needs kernel.perf_event_paranoid <= 1)",
+				 ksyms ? "only zero addresses" : strerror(e));
+		}
+	}
+	const char *name = kallsyms_find(ksyms, pc);
+	return name ? name : "[kernel]";
+}
+
 struct resolve_ctx {
 	struct model *m;
 	const struct options *o;
@@ -572,6 +615,18 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 		case RAW_NATIVE:
 			mf->kind = symbols_name(f->id, c->o->lib, buf, sizeof(c->names[0]));
 			break;
+		case RAW_KERNEL: {
+			/* kernel frames always carry their suffix (ARCHITECTURE.md section 4); a run of unnamed
+			 * ones (hidden symbols) is one [kernel] frame */
+			const char *kn = kernel_name(f->id);
+			if (kn[0] == '[' && i > 0 && c->frames[i - 1].kind == FK_KERNEL && c->frames[i - 1].name[0] == '[') {
+				out--;
+				continue;
+			}
+			snprintf(buf, sizeof(c->names[0]), "%s%s", kn, MODEL_KERNEL_SUFFIX);
+			mf->kind = FK_KERNEL;
+			break;
+		}
 		case RAW_ERROR:
 			snprintf(buf, sizeof(c->names[0]), "%s", calltrace_error_frame((enum trace_error)f->id));
 			mf->kind = FK_ERROR;
@@ -620,7 +675,9 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 	while (first < n && (c->frames[first].kind == FK_THREAD || c->frames[first].kind == FK_STATE))
 		first++;
 	int drop = 0;
-	while (first + drop + 1 < n && c->frames[first + drop].kind == FK_NATIVE &&
+	/* ...but keep the last user frame under kernel frames */
+	while (first + drop + 1 < n && c->frames[first + drop + 1].kind != FK_KERNEL &&
+	       c->frames[first + drop].kind == FK_NATIVE &&
 	       c->frames[first + drop].name[0] == '[' && strstr(c->frames[first + drop].name, "+0x"))
 		drop++;
 	if (drop) {
@@ -823,6 +880,15 @@ static int jfr_stack_of(struct jfr_build *b, int64_t ref, uint32_t *out)
 				continue;
 			j->method = keep_str(b, strdup(stub));
 			j->type = JFR_FRAME_NATIVE;
+			break;
+		}
+		case RAW_KERNEL: {
+			/* JFR has a frame type for it: the method is the bare kallsyms name */
+			const char *kn = kernel_name(f->id);
+			if (kn[0] == '[' && k > 0 && fr[k - 1].type == JFR_FRAME_KERNEL && fr[k - 1].method[0] == '[')
+				continue;
+			j->method = keep_str(b, strdup(kn));
+			j->type = JFR_FRAME_KERNEL;
 			break;
 		}
 		default:

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hotspot.h"
+#include "perf_ring.h"
 #include "stackwalk.h"
 #include "threads.h"
 
@@ -650,9 +651,12 @@ cut_check:
 	return n;
 }
 
-static int64_t record(void *ucontext, uint64_t weight, int state)
+static int64_t record(void *ucontext, uint64_t weight, int state, const siginfo_t *si)
 {
 	uint64_t t0 = rdtsc();
+	/* read (and consume) the perf ring even when the sample is dropped, so it never fills */
+	uint64_t kips[PERF_RING_MAX_KERNEL];
+	int nk = config.kernel ? perf_ring_kernel_frames(si, kips, PERF_RING_MAX_KERNEL) : 0;
 	int tid = (int)syscall(SYS_gettid);
 	struct stripe *s = lock_stripe(tid);
 	if (!s) {
@@ -660,8 +664,13 @@ static int64_t record(void *ucontext, uint64_t weight, int state)
 		return -1;
 	}
 	struct raw_frame *frames = s->frames;
+	for (int i = 0; i < nk; i++) {
+		frames[i].bci = 0;
+		frames[i].kind = RAW_KERNEL;
+		frames[i].id = kips[i];
+	}
 	uint32_t serial;
-	int n = walk(frames, ucontext, tid, &serial);
+	int n = nk + walk(frames + nk, ucontext, tid, &serial);
 	uint32_t version = threads_last_version;
 	if (state >= 0 && config.wall_state) {
 		frames[n].bci = 0;
@@ -694,7 +703,7 @@ static int64_t record(void *ucontext, uint64_t weight, int state)
 
 void sampler_record(void *ucontext, uint64_t weight)
 {
-	record(ucontext, weight, -1);
+	record(ucontext, weight, -1, NULL);
 }
 
 void sampler_signal_handler(int sig, siginfo_t *si, void *ucontext)
@@ -709,12 +718,12 @@ void sampler_signal_handler(int sig, siginfo_t *si, void *ucontext)
 		/* the wall-clock engine's own signals carry a cookie; anything else queued is not ours */
 		int v = si->si_value.sival_int;
 		if ((v & ~0xff) == SAMPLER_WALL_COOKIE && si->si_pid == (pid_t)syscall(SYS_getpid))
-			record(ucontext, config.wall_weight ? config.wall_weight : config.weight, v & 0xff);
+			record(ucontext, config.wall_weight ? config.wall_weight : config.weight, v & 0xff, NULL);
 		goto out;
 	}
 	if (si && si->si_code <= 0 && si->si_code != SI_TIMER)
 		goto out;
-	sampler_record(ucontext, config.weight);
+	record(ucontext, config.weight, -1, si);
 	rearm(si);
 out:
 	errno = saved;

@@ -49,6 +49,7 @@ struct sampler_config {
 	int native;            /* walk native frames (cstack=fp, the default) */
 	int mark_kind;         /* several events: add a RAW_EVENT root frame to every trace */
 	int typed;             /* tell interpreted, inlined and C1 frames apart (hotspot.h walker) */
+	int kernel;            /* kernel frames from the perf engine's rings (cstack is not no) */
 };
 
 /* The event log (for JFR): one entry per sample with its time, thread and trace, in mmap'd memory. */

@@ -586,7 +586,12 @@ static int add_stack_event(struct ev_ctx *x, const struct type *t, struct cursor
 					 buf, sizeof(buf));
 		} else {
 			snprintf(buf, sizeof(buf), "%s", mname ? mname : "[unknown]");
-			if (buf[0] == '[')
+			size_t bl = strlen(buf), sl = strlen(MODEL_KERNEL_SUFFIX);
+			if (kind == FK_KERNEL) {
+				/* kernel frames always carry "_[k]" (JFR keeps the bare kallsyms name) */
+				if (bl < sl || strcmp(buf + bl - sl, MODEL_KERNEL_SUFFIX) != 0)
+					snprintf(buf + bl, sizeof(buf) - bl, "%s", MODEL_KERNEL_SUFFIX);
+			} else if (buf[0] == '[')
 				kind = FK_ERROR;
 			else if (kind == FK_JAVA)
 				kind = FK_NATIVE;

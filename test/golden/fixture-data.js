@@ -1,3 +1,3 @@
 const P = {"title":"CPU profile","unit":"samples","reverse":0,"inverted":0,"diff":0,"baseTotal":0,"nodes":[
 0,1,7,2,0,1,2,8,2,2,0,3,7,86,0,1,4,0,86,0,2,5,2,15,0,3,6,0,15,15,2,7,3,1,1,2,8,0,70,20,3,9,1,50,50,0,10,7,13,0,1,11,0,13,0,2,12,5,3,3,2,13,4,10,0,3,14,4,10,0,4,15,6,10,10],
-"names":["all","[GC Thread#0 tid=3]","[unknown_Java]","[main tid=1]","Main.main","Main.parse","java/lang/String.split","Main.sig(Ljava/lang/String|)V","Main.work","Main.inner","[worker tid=2]","Worker.run","G1RemSet::refine_card(unsigned long)","Java_Worker_nativeBurn","burn_loop","do_syscall_64"]};
+"names":["all","[GC Thread#0 tid=3]","[unknown_Java]","[main tid=1]","Main.main","Main.parse","java/lang/String.split","Main.sig(Ljava/lang/String|)V","Main.work","Main.inner","[worker tid=2]","Worker.run","G1RemSet::refine_card(unsigned long)","Java_Worker_nativeBurn","burn_loop","do_syscall_64_[k]"]};

@@ -17,7 +17,7 @@ static const struct t fixture[] = {
 	{"t:[main tid=1];j:Main.main;j:Main.work;i:Main.inner", 50, 500},
 	{"t:[main tid=1];j:Main.main;j:Main.work", 20, 200},
 	{"t:[main tid=1];j:Main.main;0:Main.parse;j:java/lang/String.split", 15, 150},
-	{"t:[worker tid=2];j:Worker.run;n:Java_Worker_nativeBurn;n:burn_loop;k:do_syscall_64", 10, 100},
+	{"t:[worker tid=2];j:Worker.run;n:Java_Worker_nativeBurn;n:burn_loop;k:do_syscall_64_[k]", 10, 100},
 	{"t:[worker tid=2];j:Worker.run;c:G1RemSet::refine_card(unsigned long)", 3, 30},
 	{"t:[GC Thread#0 tid=3];e:[unknown_Java]", 2, 20},
 	{"t:[main tid=1];j:Main.main;1:Main.sig(Ljava/lang/String|)V", 1, 10},
@@ -162,7 +162,7 @@ static void test_model(void)
 			       "[libjvm.so]", "libc.so.6"};
 	enum frame_kind kinds[] = {FK_JAVA, FK_INLINED, FK_INTERPRETED, FK_C1, FK_KERNEL, FK_THREAD,
 				   FK_ERROR, FK_CPP, FK_NATIVE, FK_JAVA, FK_ERROR, FK_NATIVE};
-	size_t lens[] = {9, 10, 1, 1, 8, 12, 14, 21, 9, 22, 11, 9};
+	size_t lens[] = {9, 10, 1, 1, 12, 12, 14, 21, 9, 22, 11, 9};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		size_t len = strlen(names[i]);
 		CHECK_INT(kinds[i], model_kind_from_name(names[i], &len));

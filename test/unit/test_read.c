@@ -67,7 +67,7 @@ int main(void)
 	CHECK_INT(10, n);
 	CHECK_INT(20, model_node_total(model_root(m), 0));
 	char *s = collapsed(m);
-	CHECK_STR("Main.main 6\nMain.main;Main.work 10\nWorker.run;burn_loop;do_syscall_64 4\n", s);
+	CHECK_STR("Main.main 6\nMain.main;Main.work 10\nWorker.run;burn_loop;do_syscall_64_[k] 4\n", s);
 	free(s);
 	/* kinds come back from the suffixes */
 	const struct model_node *const *ch;
@@ -103,7 +103,7 @@ int main(void)
 	CHECK_INT(0, read_collapsed(base, &ro, m, &n, &ig, warn, sizeof(warn), err, sizeof(err)));
 	CHECK_INT(8, model_base_total(m));
 	s = collapsed(m);
-	CHECK_STR("Main.main 0 3\nMain.main;Main.work 1 5\nWorker.run;burn_loop;do_syscall_64 0 2\n", s);
+	CHECK_STR("Main.main 0 3\nMain.main;Main.work 1 5\nWorker.run;burn_loop;do_syscall_64_[k] 0 2\n", s);
 	free(s);
 	model_destroy(m);
 
