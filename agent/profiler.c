@@ -605,7 +605,9 @@ static int resolve_trace(const struct raw_frame *raw, int n, uint64_t samples, u
 		case RAW_JAVA_INTERPRETED:
 		case RAW_JAVA_C1:
 			vm_method_name((jmethodID)(uintptr_t)f->id, c->flags, buf, sizeof(c->names[0]));
-			mf->kind = f->kind == RAW_JAVA_INLINED	       ? FK_INLINED
+			/* without ann the kinds are not shown: one node per method name, as before typing */
+			mf->kind = !c->o->ann			       ? FK_JAVA
+				   : f->kind == RAW_JAVA_INLINED	       ? FK_INLINED
 				   : f->kind == RAW_JAVA_INTERPRETED ? FK_INTERPRETED
 				   : f->kind == RAW_JAVA_C1	       ? FK_C1
 								       : FK_JAVA;
