@@ -46,7 +46,7 @@ else
 Q := @
 endif
 
-SIG_SRCS := agent/sampler.c agent/stackwalk.c agent/calltrace.c
+SIG_SRCS := agent/sampler.c agent/stackwalk.c agent/dwarf_table.c agent/calltrace.c
 AGENT_SRCS := $(wildcard agent/*.c)
 # Files that call into the JVM or its engines; everything else in agent/ is pure C that unit
 # tests and flameconv link too.

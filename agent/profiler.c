@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "calltrace.h"
+#include "dwarf.h"
 #include "engine.h"
 #include "flameagent.h"
 #include "frames.h"
@@ -296,6 +297,7 @@ static int restart_engine(void);
 static void reset_counters(void);
 static void reset_event_log(const struct options *o);
 static void pause_sampling(void);
+static void start_dwarf(int report);
 static int write_profile(const struct options *o);
 
 static void *timer_main(void *arg)
@@ -449,8 +451,11 @@ static int do_start(const struct options *given, int resume)
 		.tsc_per_ns = tsc_per_ns,
 		.wall_state = o->threads && (strcmp(o->event, "wall") == 0 || o->wall_ns >= 0),
 		.mark_kind = n_extras > 0,
-		.native = o->cstack != CSTACK_NO,
+		.native = o->cstack == CSTACK_NO ? SAMPLER_NATIVE_NO
+			  : o->cstack == CSTACK_DWARF ? SAMPLER_NATIVE_DWARF : SAMPLER_NATIVE_FP,
 	};
+	if (sc.native == SAMPLER_NATIVE_DWARF)
+		start_dwarf(1);
 	for (int i = 0; i < n_extras; i++)
 		if (extras[i].kind == SK_WALL)
 			sc.wall_weight = (uint64_t)(extras[i].interval > 0 ? extras[i].interval : OPTIONS_DEFAULT_WALL_NS);
@@ -497,6 +502,8 @@ static void reset_counters(void)
 
 static int restart_engine(void)
 {
+	if (session.cstack == CSTACK_DWARF)
+		start_dwarf(0);
 	sampler_enable(1);
 	int rc = start_engine(&session);
 	if (rc != FA_RC_OK) {
@@ -507,6 +514,29 @@ static int restart_engine(void)
 	clock_gettime(CLOCK_MONOTONIC, &started_at);
 	start_names(&session);
 	return FA_RC_OK;
+}
+
+/* cstack=dwarf: unwind tables for every loaded object, kept current by a background thread. Without
+ * them the walker steps by frame pointers, so a failure is a warning, not an error. */
+static void start_dwarf(int report)
+{
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = dwarf_start();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rc < 0) {
+		log_warn("cstack=dwarf: cannot build unwind tables: %s; native frames are walked by frame pointers",
+			 strerror(-rc));
+		return;
+	}
+	if (!report)
+		return;
+	struct dwarf_stats st;
+	dwarf_get_stats(&st);
+	log_debug("cstack=dwarf: unwind tables for %u objects (%llu FDEs): %llu rows, %.1f MiB (largest: %s, %.1f MiB), "
+		  "built in %lld ms", st.objects, (unsigned long long)st.fdes, (unsigned long long)st.rows,
+		  (double)st.bytes / 1048576.0, st.largest, (double)st.largest_bytes / 1048576.0,
+		  (long long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
 }
 
 /* Stop protocol: clear the flag, stop the engine, wait out running handlers. */
@@ -520,6 +550,8 @@ static void pause_sampling(void)
 		running_extras[i]->stop();
 	n_running_extras = 0;
 	sampler_quiesce();
+	/* after the quiesce: no handler reads the tables dwarf_stop frees */
+	dwarf_stop();
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	duration_ns += (uint64_t)(now.tv_sec - started_at.tv_sec) * 1000000000ull +

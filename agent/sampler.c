@@ -332,9 +332,11 @@ static int native_frames(struct raw_frame *frames, void *ucontext, int *reached_
 {
 	uint64_t pcs[MAX_NATIVE];
 	*reached_java = 0;
-	if (!config.native || !config.code_lo)
+	if (config.native == SAMPLER_NATIVE_NO || !config.code_lo)
 		return 0;
-	int n = stackwalk_fp(ucontext, config.code_lo, config.code_hi, pcs, MAX_NATIVE, reached_java);
+	int n = config.native == SAMPLER_NATIVE_DWARF
+			? stackwalk_dwarf(ucontext, config.code_lo, config.code_hi, pcs, MAX_NATIVE, reached_java)
+			: stackwalk_fp(ucontext, config.code_lo, config.code_hi, pcs, MAX_NATIVE, reached_java);
 	for (int i = 0; i < n; i++) {
 		frames[i].bci = 0;
 		frames[i].kind = RAW_NATIVE;

@@ -1,4 +1,4 @@
-/* Native frames by frame pointers, for the sampler. Signal-safe: every function here may run inside a
+/* Native frames by frame pointers or DWARF unwind tables, for the sampler. Signal-safe: every function here may run inside a
  * signal handler. */
 #include "stackwalk.h"
 
@@ -6,6 +6,10 @@
 #include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
+
+#include "dwarf_table.h"
+
+struct stackwalk_stats stackwalk_stats;
 
 /* A window of the stack copied with one process_vm_readv, which stops at the first unmapped byte
  * instead of faulting: frames inside the window are read from the copy, the next window when a frame
@@ -37,6 +41,29 @@ static int read_words(struct window *w, uintptr_t addr, uintptr_t out[2])
 	}
 	out[0] = a;
 	out[1] = b;
+	return 0;
+}
+
+/* One word at addr; a new window starts at low (the frame's sp) when that covers addr, so the return
+ * address and the saved rbp of a frame come from one copy. */
+static int read_word(struct window *w, uintptr_t low, uintptr_t addr, uintptr_t *out)
+{
+	if (addr < w->base || addr + 8 > w->base + (uintptr_t)w->len) {
+		uintptr_t base = low <= addr && addr - low <= WINDOW - 8 ? low : addr;
+		struct iovec local = {w->buf, WINDOW};
+		struct iovec remote = {(void *)base, WINDOW};
+		w->base = base;
+		w->len = syscall(SYS_process_vm_readv, w->pid, &local, 1UL, &remote, 1UL, 0UL);
+		if (w->len < 0 || addr + 8 > base + (uintptr_t)w->len) {
+			w->len = 0;
+			return -1;
+		}
+	}
+	const unsigned char *p = w->buf + (addr - w->base);
+	uintptr_t a = 0;
+	for (int i = 7; i >= 0; i--)
+		a = a << 8 | p[i];
+	*out = a;
 	return 0;
 }
 
@@ -78,5 +105,98 @@ int stackwalk_fp(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t 
 		sp = fp + 16;
 		fp = next;
 	}
+	return n;
+}
+
+#define MAX_FRAME (8u << 20)
+
+int stackwalk_dwarf(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t *pcs, int max, int *reached_java)
+{
+	*reached_java = 0;
+	if (!ucontext || max <= 0)
+		return 0;
+	const ucontext_t *uc = ucontext;
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	uintptr_t fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+	if (pc >= code_lo && pc < code_hi) {
+		*reached_java = 1;
+		return 0;
+	}
+	const struct dwarf_set *set = atomic_load_explicit(&dwarf_table_current, memory_order_acquire);
+	atomic_fetch_add_explicit(&stackwalk_stats.walks, 1, memory_order_relaxed);
+	int n = 0;
+	pcs[n++] = pc;
+	struct window win;
+	win.base = 0;
+	win.len = 0;
+	win.pid = syscall(SYS_getpid);
+	int fp_valid = 1, failed = 0;
+	/* the interrupted pc is exact; a return address may be one past a call at a function's end */
+	uintptr_t lookup = pc;
+	while (n < max) {
+		const struct dwarf_row *row = dwarf_table_find(set, lookup);
+		int rule = row ? row->kind & DWARF_RULE_MASK : DWARF_NONE;
+		uintptr_t cfa, ra, nfp = fp;
+		if (rule == DWARF_END)
+			break;
+		if (rule == DWARF_UNKNOWN) {
+			failed = 1;
+			break;
+		}
+		if (rule == DWARF_NONE) {
+			/* no CFI here (anonymous code, an object without .eh_frame): one frame-pointer step */
+			if (!fp_valid || (fp & 7) != 0 || fp < sp || fp - sp > MAX_FRAME ||
+			    read_word(&win, sp, fp, &nfp) != 0 || read_word(&win, sp, fp + 8, &ra) != 0) {
+				failed = 1;
+				break;
+			}
+			cfa = fp + 16;
+			fp_valid = 1;
+			atomic_fetch_add_explicit(&stackwalk_stats.fp_steps, 1, memory_order_relaxed);
+		} else {
+			uintptr_t off = row->cfa;
+			if (row->kind & DWARF_CFA_X8)
+				off *= 8;
+			if (rule == DWARF_CFA_RSP) {
+				cfa = sp + off;
+			} else if (rule == DWARF_CFA_RBP) {
+				if (!fp_valid) {
+					failed = 1;
+					break;
+				}
+				cfa = fp + off;
+			} else {
+				cfa = sp + 8 + ((pc & 15) >= off ? 8 : 0);
+			}
+			if ((cfa & 7) != 0 || cfa <= sp || cfa - sp > MAX_FRAME || read_word(&win, sp, cfa - 8, &ra) != 0) {
+				failed = 1;
+				break;
+			}
+			if (row->kind & DWARF_FP_LOST) {
+				fp_valid = 0;
+			} else if (row->fp != 0) {
+				uintptr_t at = cfa + (uintptr_t)((intptr_t)row->fp * 8);
+				if (at < sp || read_word(&win, sp, at, &nfp) != 0) {
+					failed = 1;
+					break;
+				}
+				fp_valid = 1;
+			}
+		}
+		if (ra < 4096)
+			break;
+		if (ra >= code_lo && ra < code_hi) {
+			*reached_java = 1;
+			break;
+		}
+		pcs[n++] = ra;
+		sp = cfa;
+		fp = nfp;
+		pc = ra;
+		lookup = ra - 1;
+	}
+	if (failed)
+		atomic_fetch_add_explicit(&stackwalk_stats.failed, 1, memory_order_relaxed);
 	return n;
 }
