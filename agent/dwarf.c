@@ -266,24 +266,26 @@ static struct dwarf_row make_row(const struct cfa_state *s)
 	}
 	if (s->ra != RA_CFA_M8)
 		return row;
+	struct dwarf_row unknown = row;
+	row.kind = 0;
 	if (s->cfa_reg == CFA_PLT) {
 		row.kind = DWARF_CFA_PLT;
 		row.cfa = (uint16_t)s->cfa_off;
 	} else if (s->cfa_reg == REG_RSP || s->cfa_reg == REG_RBP) {
 		int64_t off = s->cfa_off;
 		if (off < 8)
-			return row;
+			return unknown;
 		if (off <= 0xffff) {
 			row.cfa = (uint16_t)off;
 		} else if (off % 8 == 0 && off / 8 <= 0xffff) {
 			row.cfa = (uint16_t)(off / 8);
 			row.kind = DWARF_CFA_X8;
 		} else {
-			return row;
+			return unknown;
 		}
 		row.kind |= s->cfa_reg == REG_RSP ? DWARF_CFA_RSP : DWARF_CFA_RBP;
 	} else {
-		return row;
+		return unknown;
 	}
 	if (s->fp == FP_OFFSET) {
 		if (s->fp_off % 8 == 0 && s->fp_off / 8 >= -128 && s->fp_off / 8 <= 127 && s->fp_off != 0)

@@ -177,7 +177,9 @@ int stackwalk_dwarf(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64
 				fp_valid = 0;
 			} else if (row->fp != 0) {
 				uintptr_t at = cfa + (uintptr_t)((intptr_t)row->fp * 8);
-				if (at < sp || read_word(&win, sp, at, &nfp) != 0) {
+				/* after `pop %rbp` GCC keeps the rule "saved at CFA-16": a word just below sp,
+				 * in the red zone the kernel leaves intact for the signal frame */
+				if (at + 128 < sp || read_word(&win, sp - 128, at, &nfp) != 0) {
 					failed = 1;
 					break;
 				}
