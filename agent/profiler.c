@@ -24,6 +24,7 @@
 #include "model.h"
 #include "out.h"
 #include "sampler.h"
+#include "stackwalk.h"
 #include "symbols.h"
 #include "threads.h"
 #include "vm.h"
@@ -295,6 +296,7 @@ static pthread_cond_t timer_cond = PTHREAD_COND_INITIALIZER;
 static int timer_cancel;
 static int restart_engine(void);
 static void reset_counters(void);
+static void reset_walk_stats(void);
 static void reset_event_log(const struct options *o);
 static void pause_sampling(void);
 static void start_dwarf(int report);
@@ -433,6 +435,7 @@ static int do_start(const struct options *given, int resume)
 	}
 	int keep = resume && have_profile;
 	if (!keep) {
+		reset_walk_stats();
 		calltrace_clear(table);
 		duration_ns = 0;
 		vm_forget_names();
@@ -488,6 +491,13 @@ static int do_start(const struct options *given, int resume)
 	return FA_RC_OK;
 }
 
+static void reset_walk_stats(void)
+{
+	atomic_store(&stackwalk_stats.walks, 0);
+	atomic_store(&stackwalk_stats.failed, 0);
+	atomic_store(&stackwalk_stats.fp_steps, 0);
+}
+
 static void reset_counters(void)
 {
 	atomic_store(&sampler_counters.samples, 0);
@@ -498,6 +508,7 @@ static void reset_counters(void)
 		atomic_store(&sampler_counters.errors[i], 0);
 		atomic_store(&sampler_counters.recovered[i], 0);
 	}
+	reset_walk_stats();
 }
 
 static int restart_engine(void)
@@ -710,6 +721,15 @@ static void fill_stats(struct profile_stats *st, const struct options *o)
 				   (uint64_t)(now.tv_nsec - started_at.tv_nsec);
 	}
 	st->threads_seen = threads_count();
+	if (session.cstack == CSTACK_DWARF) {
+		struct dwarf_stats ds;
+		dwarf_get_stats(&ds);
+		st->dwarf_walks = atomic_load(&stackwalk_stats.walks);
+		st->dwarf_failed = atomic_load(&stackwalk_stats.failed);
+		st->dwarf_fp_steps = atomic_load(&stackwalk_stats.fp_steps);
+		st->dwarf_bytes = ds.bytes;
+		st->dwarf_objects = ds.objects;
+	}
 	snprintf(st->event, sizeof(st->event), "%s", o->event[0] ? o->event : "cpu");
 	snprintf(st->engine, sizeof(st->engine), "%s", engine_desc);
 	st->interval = interval_ns;
