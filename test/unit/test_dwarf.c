@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <ucontext.h>
 
 #include "check.h"
@@ -222,6 +223,7 @@ static uintptr_t ra_a, ra_b, ra_c;
 static uint64_t pcs[64];
 static int n_pcs, n_pcs_fp, n_pcs_java, reached_java;
 static volatile int sink;
+static long long walk_ns[2];
 
 __attribute__((noinline)) static int chain_c(int depth)
 {
@@ -234,6 +236,17 @@ __attribute__((noinline)) static int chain_c(int depth)
 	n_pcs = stackwalk_dwarf(&uc, 0, 0, pcs, 64, &rj);
 	uint64_t fp_pcs[64];
 	n_pcs_fp = stackwalk_fp(&uc, 0, 0, fp_pcs, 64, &rj);
+	/* cost of a walk of this stack (printed, not checked: the machine may be busy) */
+	struct timespec t0, t1, t2;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < 20000; i++)
+		stackwalk_dwarf(&uc, 0, 0, fp_pcs, 64, &rj);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (int i = 0; i < 20000; i++)
+		stackwalk_fp(&uc, 0, 0, fp_pcs, 64, &rj);
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	walk_ns[0] = ((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec)) / 20000;
+	walk_ns[1] = ((t2.tv_sec - t1.tv_sec) * 1000000000LL + (t2.tv_nsec - t1.tv_nsec)) / 20000;
 	/* a pretend code cache around chain_b's return address into chain_a: the walk stops there */
 	n_pcs_java = stackwalk_dwarf(&uc, ra_b - 1, ra_b + 1, fp_pcs, 64, &reached_java);
 	return pad[depth & 31] + n_pcs;
@@ -276,7 +289,8 @@ static void test_unwind(void)
 	CHECK_INT(failed, atomic_load(&stackwalk_stats.failed));
 	CHECK_INT(2, n_pcs_java);
 	CHECK_INT(1, reached_java);
-	printf("dwarf walk: %d frames; frame-pointer walk: %d frames\n", n_pcs, n_pcs_fp);
+	printf("dwarf walk: %d frames in %lld ns; frame-pointer walk: %d frames in %lld ns\n", n_pcs, walk_ns[0],
+	       n_pcs_fp, walk_ns[1]);
 }
 
 int main(void)
