@@ -912,8 +912,8 @@ static void *refresh_main(void *arg)
 		struct timespec ts = {0, 20 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 		/* a miss is also anonymous code (stubs, other JITs): it only makes us look at the loader's
-		 * counters, which tell whether objects came or went; the 1 s tick catches the rest */
-		if (atomic_exchange(&dwarf_table_miss, 0) || tick % 50 == 0)
+		 * counters, which tell whether objects came or went; the 100 ms tick catches objects replaced at the same address */
+		if (atomic_exchange(&dwarf_table_miss, 0) || tick % 5 == 0)
 			dwarf_refresh();
 	}
 	return NULL;
