@@ -911,8 +911,9 @@ static void *refresh_main(void *arg)
 	for (int tick = 0; atomic_load(&refresh_running); tick++) {
 		struct timespec ts = {0, 20 * 1000 * 1000};
 		nanosleep(&ts, NULL);
-		/* a miss is also anonymous code (stubs, other JITs): it only makes us look at the loader's
-		 * counters, which tell whether objects came or went; the 100 ms tick catches objects replaced at the same address */
+		/* a miss may also be anonymous code (other JITs): it only makes us look at the loader's
+		 * counters, which tell whether objects came or went; the 100 ms tick also catches a library
+		 * unloaded and another loaded at the same address, which causes no miss */
 		if (atomic_exchange(&dwarf_table_miss, 0) || tick % 5 == 0)
 			dwarf_refresh();
 	}
