@@ -239,6 +239,7 @@ enum fp_rule { FP_SAME, FP_OFFSET, FP_LOST };
 enum ra_rule { RA_CFA_M8, RA_UNDEF, RA_OTHER };
 #define CFA_EXPR (-1)
 #define CFA_PLT (-2)
+#define CFA_SIGNAL (-3)
 
 struct cfa_state {
 	int64_t cfa_reg; /* DWARF register, CFA_EXPR or CFA_PLT */
@@ -260,6 +261,10 @@ struct rowbuf {
 static struct dwarf_row make_row(const struct cfa_state *s)
 {
 	struct dwarf_row row = {0, 0, 0, DWARF_UNKNOWN};
+	if (s->cfa_reg == CFA_SIGNAL) {
+		row.kind = DWARF_SIGNAL;
+		return row;
+	}
 	if (s->ra == RA_UNDEF) {
 		row.kind = DWARF_END;
 		return row;
@@ -451,7 +456,7 @@ static int run(const struct cie *c, const uint8_t *p, const uint8_t *end, struct
 			break;
 		case 0x0e: /* def_cfa_offset */
 			off = (int64_t)rd_uleb(&r);
-			if (s->cfa_reg != CFA_EXPR && s->cfa_reg != CFA_PLT)
+			if (s->cfa_reg >= 0)
 				s->cfa_off = off;
 			break;
 		case 0x0f: { /* def_cfa_expression */
@@ -461,7 +466,12 @@ static int run(const struct cie *c, const uint8_t *p, const uint8_t *end, struct
 				break;
 			}
 			int64_t thr;
-			if (plt_expression(r.p, n, &thr)) {
+			/* glibc's __restore_rt: CFA = *(rsp + 160), the rsp saved in the ucontext at sp */
+			static const uint8_t sigframe[] = {0x77, 0xa0, 0x01, 0x06};
+			if (n == sizeof(sigframe) && memcmp(r.p, sigframe, n) == 0) {
+				s->cfa_reg = CFA_SIGNAL;
+				s->cfa_off = 0;
+			} else if (plt_expression(r.p, n, &thr)) {
 				s->cfa_reg = CFA_PLT;
 				s->cfa_off = thr;
 			} else {
@@ -493,7 +503,7 @@ static int run(const struct cie *c, const uint8_t *p, const uint8_t *end, struct
 			break;
 		case 0x13: /* def_cfa_offset_sf */
 			off = rd_sleb(&r) * c->data_align;
-			if (s->cfa_reg != CFA_EXPR && s->cfa_reg != CFA_PLT)
+			if (s->cfa_reg >= 0)
 				s->cfa_off = off;
 			break;
 		case 0x14: /* val_offset */

@@ -16,6 +16,8 @@ enum dwarf_rule {
 	DWARF_NONE = 3,    /* no CFI covers this pc: the walker takes one frame-pointer step */
 	DWARF_UNKNOWN = 4, /* a rule the table cannot express (DWARF expression, RA elsewhere): stop */
 	DWARF_END = 5,     /* return address undefined: the outermost frame (_start, clone) */
+	DWARF_SIGNAL = 6,  /* a signal trampoline (__restore_rt): the interrupted registers are in the
+			    * ucontext_t at sp (rbp at sp+120, rsp at sp+160, rip at sp+168) */
 };
 #define DWARF_RULE_MASK 0x07
 #define DWARF_FP_LOST 0x10   /* rbp cannot be recovered in the caller */

@@ -2,6 +2,7 @@
  * signal handler. */
 #include "stackwalk.h"
 
+#include <stddef.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <ucontext.h>
@@ -109,6 +110,12 @@ int stackwalk_fp(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t 
 }
 
 #define MAX_FRAME (8u << 20)
+/* where the kernel's rt_sigframe keeps the interrupted registers, from the sp __restore_rt runs with
+ * (the ucontext_t follows the 8-byte return address the handler popped) */
+#define UC_GREGS offsetof(ucontext_t, uc_mcontext.gregs)
+#define UC_RBP (UC_GREGS + 8 * REG_RBP)
+#define UC_RSP (UC_GREGS + 8 * REG_RSP)
+#define UC_RIP (UC_GREGS + 8 * REG_RIP)
 
 int stackwalk_dwarf(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t *pcs, int max, int *reached_java)
 {
@@ -143,6 +150,27 @@ int stackwalk_dwarf(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64
 		if (rule == DWARF_UNKNOWN) {
 			failed = 1;
 			break;
+		}
+		if (rule == DWARF_SIGNAL) {
+			/* continue from the interrupted context: its rip is exact, not a return address */
+			uintptr_t nsp, npc;
+			if ((sp & 7) != 0 || read_word(&win, sp, sp + UC_RBP, &nfp) != 0 ||
+			    read_word(&win, sp, sp + UC_RSP, &nsp) != 0 || read_word(&win, sp, sp + UC_RIP, &npc) != 0 ||
+			    nsp <= sp || nsp - sp > MAX_FRAME || npc < 4096) {
+				failed = 1;
+				break;
+			}
+			if (npc >= code_lo && npc < code_hi) {
+				*reached_java = 1;
+				break;
+			}
+			pcs[n++] = npc;
+			sp = nsp;
+			fp = nfp;
+			fp_valid = 1;
+			pc = npc;
+			lookup = npc;
+			continue;
 		}
 		if (rule == DWARF_NONE) {
 			/* no CFI here (anonymous code, an object without .eh_frame): one frame-pointer step */

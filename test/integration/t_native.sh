@@ -22,6 +22,11 @@ run_java 60 "event=cpu,interval=5ms,cstack=no,file=$out" JniBurner "$LIB" 1 || f
 check "cstack=no: Java frames only" bash -c "grep -qE 'JniBurner.nativeBurn [0-9]+$' '$out' && ! grep -q 'burn_loop' '$out'"
 
 NOFP=$TOP/build/test/native/libjniburn_nofp.so
+# the premise: neither C function of the FP-less build sets up rbp
+if command -v objdump >/dev/null; then
+	check "libjniburn_nofp.so: burn_loop and Java_JniBurner_nativeBurn do not use rbp" bash -c \
+		"objdump -d --no-show-raw-insn '$NOFP' | awk '/<(burn_loop|Java_JniBurner_nativeBurn)>:/,/^\$/' | grep -q 'ret' && ! objdump -d --no-show-raw-insn '$NOFP' | awk '/<(burn_loop|Java_JniBurner_nativeBurn)>:/,/^\$/' | grep -q '%rbp'"
+fi
 JNI_RE='JniBurner.main;JniBurner.work;JniBurner.nativeBurn;Java_JniBurner_nativeBurn;burn_loop [0-9]+$'
 out=$WORK/dwarf-nofp.collapsed
 run_java 60 "event=cpu,interval=5ms,cstack=dwarf,file=$out" JniBurner "$NOFP" 2 || fail "JVM failed: $(tail -n 3 "$WORK/out.txt")"

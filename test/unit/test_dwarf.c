@@ -1,8 +1,10 @@
 /* Unit tests: DWARF CFI -> unwind rows (synthetic CIE/FDE programs, garbage and truncated input) and
  * stackwalk_dwarf over this program's own .eh_frame through a chain of functions built without frame
  * pointers (the Makefile compiles this file with -fomit-frame-pointer). */
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,6 +227,23 @@ static int n_pcs, n_pcs_fp, n_pcs_java, reached_java;
 static volatile int sink;
 static long long walk_ns[2];
 
+/* from inside a signal handler: the walk crosses the signal trampoline back into chain_c */
+static uint64_t sig_pcs[64];
+static int n_sig_pcs;
+
+static void on_signal(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig;
+	(void)si;
+	(void)ctx;
+	ucontext_t uc;
+	getcontext(&uc);
+	int rj;
+	n_sig_pcs = stackwalk_dwarf(&uc, 0, 0, sig_pcs, 64, &rj);
+}
+
+static int (*volatile raise_fn)(int) = raise;
+
 __attribute__((noinline)) static int chain_c(int depth)
 {
 	volatile char pad[40];
@@ -247,6 +266,7 @@ __attribute__((noinline)) static int chain_c(int depth)
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	walk_ns[0] = ((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec)) / 20000;
 	walk_ns[1] = ((t2.tv_sec - t1.tv_sec) * 1000000000LL + (t2.tv_nsec - t1.tv_nsec)) / 20000;
+	raise_fn(SIGUSR2);
 	/* a pretend code cache around chain_b's return address into chain_a: the walk stops there */
 	n_pcs_java = stackwalk_dwarf(&uc, ra_b - 1, ra_b + 1, fp_pcs, 64, &reached_java);
 	return pad[depth & 31] + n_pcs;
@@ -279,6 +299,11 @@ static void test_unwind(void)
 	CHECK(st.objects >= 2 && st.rows > 100 && st.bytes > 0);
 	printf("tables: %u objects, %llu FDEs, %llu rows, %llu bytes (largest %s)\n", st.objects,
 	       (unsigned long long)st.fdes, (unsigned long long)st.rows, (unsigned long long)st.bytes, st.largest);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGUSR2, &sa, NULL);
 	uint64_t failed = atomic_load(&stackwalk_stats.failed);
 	sink = chain_a(1);
 	CHECK(n_pcs >= 5);
@@ -289,6 +314,21 @@ static void test_unwind(void)
 	CHECK_INT(failed, atomic_load(&stackwalk_stats.failed));
 	CHECK_INT(2, n_pcs_java);
 	CHECK_INT(1, reached_java);
+	int at = -1;
+	for (int i = 0; i < n_sig_pcs; i++)
+		if (sig_pcs[i] == ra_c)
+			at = i;
+	CHECK(at > 2 && at + 2 < n_sig_pcs);
+	if (at > 2 && at + 2 < n_sig_pcs)
+		CHECK(sig_pcs[at + 1] == ra_b && sig_pcs[at + 2] == ra_a);
+	printf("walk from a signal handler: %d frames, chain_b's return address at %d\n", n_sig_pcs, at);
+	if (getenv("TEST_DWARF_VERBOSE")) {
+		for (int i = 0; i < n_sig_pcs; i++) {
+			Dl_info info;
+			printf("  %#lx %s\n", (unsigned long)sig_pcs[i],
+			       dladdr((void *)sig_pcs[i], &info) && info.dli_sname ? info.dli_sname : "?");
+		}
+	}
 	printf("dwarf walk: %d frames in %lld ns; frame-pointer walk: %d frames in %lld ns\n", n_pcs, walk_ns[0],
 	       n_pcs_fp, walk_ns[1]);
 }
