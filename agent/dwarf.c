@@ -785,7 +785,8 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 	e->obj.lo = lo;
 	e->obj.hi = hi;
 	e->hdr = hdr;
-	snprintf(e->name, sizeof(e->name), "%s", info->dlpi_name && info->dlpi_name[0] ? base_name(info->dlpi_name) : "[main]");
+	const char *name = info->dlpi_name && info->dlpi_name[0] ? base_name(info->dlpi_name) : "[main]";
+	snprintf(e->name, sizeof(e->name), "%s", name);
 	/* reuse the table of an object built before (same range, same header, same name) */
 	for (size_t i = 0; i < n_entries; i++) {
 		struct entry *old = &entries[i];
@@ -941,6 +942,7 @@ int dwarf_start(void)
 		atomic_store(&refresh_running, 0);
 		return -EAGAIN;
 	}
+	pthread_setname_np(refresh_thread, "fa-dwarf");
 	return 0;
 }
 

@@ -1,5 +1,5 @@
-/* Native frames by frame pointers or DWARF unwind tables, for the sampler. Signal-safe: every function here may run inside a
- * signal handler. */
+/* Native frames by frame pointers or DWARF unwind tables, for the sampler. Signal-safe: every function
+ * here may run inside a signal handler. */
 #include "stackwalk.h"
 
 #include <stddef.h>

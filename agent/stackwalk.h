@@ -1,5 +1,5 @@
-/* Native frames of the interrupted thread by frame pointers or DWARF unwind tables. Signal-safe: every function here may run
- * inside a signal handler. */
+/* Native frames of the interrupted thread by frame pointers or DWARF unwind tables. Signal-safe: every
+ * function here may run inside a signal handler. */
 #ifndef STACKWALK_H
 #define STACKWALK_H
 
