@@ -851,7 +851,11 @@ int dwarf_refresh(void)
 		entries[i].seen = 0;
 	struct scan sc = {NULL, 0, 0, 0};
 	dl_iterate_phdr(add_object, &sc);
-	if (sc.oom) {
+	struct dwarf_set *set = NULL;
+	if (!sc.oom)
+		set = malloc(sizeof(*set) + (sc.n ? sc.n : 1) * sizeof(set->objects[0]));
+	if (!set) {
+		/* tables built in this scan are nobody's yet; reused ones stay with entries */
 		for (size_t i = 0; i < sc.n; i++)
 			if (sc.found[i].seen != 2)
 				free((void *)sc.found[i].obj.rows);
@@ -860,11 +864,6 @@ int dwarf_refresh(void)
 		goto out;
 	}
 	qsort(sc.found, sc.n, sizeof(*sc.found), cmp_entry);
-	struct dwarf_set *set = malloc(sizeof(*set) + (sc.n ? sc.n : 1) * sizeof(set->objects[0]));
-	if (!set) {
-		rc = -ENOMEM;
-		goto out;
-	}
 	struct dwarf_stats st = {0};
 	set->n = 0;
 	for (size_t i = 0; i < sc.n; i++) {
