@@ -479,6 +479,8 @@ static int do_start(const struct options *given, int resume)
 	int rc = start_engine(o);
 	if (rc != FA_RC_OK) {
 		sampler_enable(0);
+		sampler_quiesce();
+		dwarf_stop();
 		return rc;
 	}
 	state = RUNNING;
@@ -519,6 +521,8 @@ static int restart_engine(void)
 	int rc = start_engine(&session);
 	if (rc != FA_RC_OK) {
 		sampler_enable(0);
+		sampler_quiesce();
+		dwarf_stop();
 		return rc;
 	}
 	state = RUNNING;
