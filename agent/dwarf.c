@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -918,6 +919,10 @@ static _Atomic int refresh_running;
 static void *refresh_main(void *arg)
 {
 	(void)arg;
+	/* like the engines' scanner: the agent's own housekeeping is not sampled */
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	for (int tick = 0; atomic_load(&refresh_running); tick++) {
 		struct timespec ts = {0, 20 * 1000 * 1000};
 		nanosleep(&ts, NULL);
@@ -941,7 +946,7 @@ int dwarf_start(void)
 		atomic_store(&refresh_running, 0);
 		return -EAGAIN;
 	}
-	pthread_setname_np(refresh_thread, "fa-dwarf");
+	pthread_setname_np(refresh_thread, "flameagent cfi");
 	return 0;
 }
 
