@@ -14,9 +14,9 @@
 #include <time.h>
 
 /* x86_64 DWARF register numbers */
-#define REG_RBP 6
-#define REG_RSP 7
-#define REG_RA 16
+#define DW_RBP 6
+#define DW_RSP 7
+#define DW_RA 16
 
 /* DW_EH_PE pointer encodings */
 #define PE_OMIT 0xff
@@ -186,7 +186,7 @@ static int parse_cie(const uint8_t *sec, size_t len, size_t off, struct cie *c)
 	} else if (aug[0]) {
 		return -EINVAL; /* "eh" and other pre-'z' augmentations: data of unknown length */
 	}
-	if (r.err || ra != REG_RA || c->code_align == 0)
+	if (r.err || ra != DW_RA || c->code_align == 0)
 		return -EINVAL;
 	c->insns = r.p;
 	c->insns_end = end;
@@ -277,7 +277,7 @@ static struct dwarf_row make_row(const struct cfa_state *s)
 	if (s->cfa_reg == CFA_PLT) {
 		row.kind = DWARF_CFA_PLT;
 		row.cfa = (uint16_t)s->cfa_off;
-	} else if (s->cfa_reg == REG_RSP || s->cfa_reg == REG_RBP) {
+	} else if (s->cfa_reg == DW_RSP || s->cfa_reg == DW_RBP) {
 		int64_t off = s->cfa_off;
 		if (off < 8)
 			return unknown;
@@ -289,7 +289,7 @@ static struct dwarf_row make_row(const struct cfa_state *s)
 		} else {
 			return unknown;
 		}
-		row.kind |= s->cfa_reg == REG_RSP ? DWARF_CFA_RSP : DWARF_CFA_RBP;
+		row.kind |= s->cfa_reg == DW_RSP ? DWARF_CFA_RSP : DWARF_CFA_RBP;
 	} else {
 		return unknown;
 	}
@@ -362,20 +362,20 @@ static int plt_expression(const uint8_t *p, uint64_t n, int64_t *threshold)
 
 static void set_reg(struct cfa_state *s, uint64_t reg, int fp_rule, int64_t off, int ra_rule)
 {
-	if (reg == REG_RBP) {
+	if (reg == DW_RBP) {
 		s->fp = fp_rule;
 		s->fp_off = off;
-	} else if (reg == REG_RA) {
+	} else if (reg == DW_RA) {
 		s->ra = ra_rule;
 	}
 }
 
 static void restore_reg(struct cfa_state *s, const struct cfa_state *init, uint64_t reg)
 {
-	if (reg == REG_RBP) {
+	if (reg == DW_RBP) {
 		s->fp = init->fp;
 		s->fp_off = init->fp_off;
-	} else if (reg == REG_RA) {
+	} else if (reg == DW_RA) {
 		s->ra = init->ra;
 	}
 }
@@ -434,7 +434,7 @@ static int run(const struct cie *c, const uint8_t *p, const uint8_t *end, struct
 		case 0x09: /* register */
 			reg = rd_uleb(&r);
 			off = (int64_t)rd_uleb(&r);
-			set_reg(s, reg, off == REG_RBP ? FP_SAME : FP_LOST, 0, RA_OTHER);
+			set_reg(s, reg, off == DW_RBP ? FP_SAME : FP_LOST, 0, RA_OTHER);
 			break;
 		case 0x0a: /* remember_state */
 			if (depth == STATE_STACK)
@@ -666,7 +666,7 @@ int dwarf_build_object(const uint8_t *eh_frame, size_t len, const uint8_t *hdr, 
 			rc = -EINVAL;
 			break;
 		}
-		struct cfa_state init = {REG_RSP, 8, FP_SAME, 0, RA_OTHER};
+		struct cfa_state init = {DW_RSP, 8, FP_SAME, 0, RA_OTHER};
 		struct cfa_state s;
 		if (run(&c, c.insns, c.insns_end, &init, &init, fdes[i].pc_begin, fdes[i].pc_end, NULL) != 0)
 			init.cfa_reg = CFA_EXPR;
