@@ -46,7 +46,7 @@ else
 Q := @
 endif
 
-SIG_SRCS := agent/sampler.c agent/stackwalk.c agent/dwarf_table.c agent/calltrace.c
+SIG_SRCS := agent/sampler.c agent/stackwalk.c agent/calltrace.c
 AGENT_SRCS := $(wildcard agent/*.c)
 # Files that call into the JVM or its engines; everything else in agent/ is pure C that unit
 # tests and flameconv link too.
@@ -66,8 +66,6 @@ BINS := $(if $(wildcard launcher/flameattach.c),build/bin/flameattach) \
 	$(if $(wildcard launcher/flameconv.c),build/bin/flameconv)
 # JNI / native helper libraries for test apps: test/native/X.c -> build/test/native/libX.so
 NATIVE_TEST_LIBS := $(patsubst test/native/%.c,build/test/native/lib%.so,$(wildcard test/native/*.c))
-# the JNI test library once more without frame pointers, for cstack=dwarf
-NATIVE_TEST_LIBS += $(if $(wildcard test/native/jniburn.c),build/test/native/libjniburn_nofp.so)
 UNIT_TESTS := $(patsubst test/unit/%.c,build/test/%,$(wildcard test/unit/test_*.c))
 JAVA_APPS := $(wildcard java-test-apps/*.java)
 JAVA_STAMP := build/java/.stamp
@@ -79,9 +77,6 @@ build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) $(REQ_CFLAGS) $(if $(filter $<,$(SIG_SRCS)),$(SIG_CFLAGS)) $(EXTRA_CFLAGS) -c -o $@ $<
-
-# the DWARF unwinder's test walks its own functions built without frame pointers
-build/obj/test/unit/test_dwarf.o: EXTRA_CFLAGS := -fomit-frame-pointer -O2
 
 build/gen/embed: scripts/embed.c
 	@mkdir -p $(dir $@)
@@ -123,12 +118,6 @@ build/test/native/lib%.so: test/native/%.c
 	$(Q)$(CC) -O1 -g -fPIC -shared -fno-omit-frame-pointer -isystem $(JAVA_HOME)/include \
 		-isystem $(JAVA_HOME)/include/linux -o $@ $<
 
-build/test/native/libjniburn_nofp.so: test/native/jniburn.c
-	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  CC      $< (no frame pointers)")
-	$(Q)$(CC) -O2 -g -fPIC -shared -fomit-frame-pointer -fno-inline -fasynchronous-unwind-tables \
-		-isystem $(JAVA_HOME)/include -isystem $(JAVA_HOME)/include/linux -o $@ $<
-
 $(JAVA_STAMP): $(JAVA_APPS)
 	@mkdir -p build/java
 	@$(if $(Q),echo "  JAVAC   java-test-apps")
@@ -136,6 +125,17 @@ $(JAVA_STAMP): $(JAVA_APPS)
 	@touch $@
 
 java: $(JAVA_STAMP)
+
+# cstack=dwarf: the table lookup runs in the signal handler; the JNI test library once more without
+# frame pointers (t_dwarf.sh); the unwinder's unit test walks its own functions built without them
+SIG_SRCS += agent/dwarf_table.c
+all: build/test/native/libjniburn_nofp.so
+build/test/native/libjniburn_nofp.so: test/native/jniburn.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (no frame pointers)")
+	$(Q)$(CC) -O2 -g -fPIC -shared -fomit-frame-pointer -fno-inline -fasynchronous-unwind-tables \
+		-isystem $(JAVA_HOME)/include -isystem $(JAVA_HOME)/include/linux -o $@ $<
+build/obj/test/unit/test_dwarf.o: EXTRA_CFLAGS := -fomit-frame-pointer -O2
 
 unit: $(UNIT_TESTS)
 	@scripts/run-unit-tests.sh $(UNIT_TESTS)
