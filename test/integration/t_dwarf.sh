@@ -27,7 +27,7 @@ main=$(grep 'JniBurner.main' "$out" | total /dev/stdin)
 echo "info $JDK_TAG $TEST_NAME: cstack=fp, library without frame pointers: $jni of $main samples keep Java_JniBurner_nativeBurn"
 
 out=$WORK/dwarf-fp.collapsed
-run_java 60 "event=cpu,interval=5ms,cstack=dwarf,file=$out" JniBurner "$LIB" 1 || fail "JVM failed"
+run_java 60 "event=cpu,interval=5ms,cstack=dwarf,file=$out" JniBurner "$LIB" 2 || fail "JVM failed"
 jni=$(grep -E "$JNI_RE" "$out" | total /dev/stdin)
 main=$(grep 'JniBurner.main' "$out" | total /dev/stdin)
 check "cstack=dwarf, library with frame pointers: the same stack ($jni of $main)" test $((jni * 100)) -ge $((main * 80)) -a "$main" -gt 50
