@@ -24,9 +24,15 @@ static size_t put32(uint8_t *p, uint32_t v)
 	return 4;
 }
 
-/* CIE with initial instructions "CFA = rsp+8, RA at CFA-8", then an FDE for [0x1000, 0x1100) running
- * prog; returns the section length (with a zero terminator). */
-static size_t make_eh(uint8_t *buf, const uint8_t *prog, size_t prog_len)
+struct fde_spec {
+	uint32_t begin, len;
+	const uint8_t *prog;
+	size_t prog_len;
+};
+
+/* CIE with initial instructions "CFA = rsp+8, RA at CFA-8", then the FDEs; returns the section length
+ * (with a zero terminator). */
+static size_t make_eh_n(uint8_t *buf, const struct fde_spec *f, int n_fdes)
 {
 	static const uint8_t cie_body[] = {0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x03,
 					   0x0c, 7, 8, 0x90, 1};
@@ -34,17 +40,24 @@ static size_t make_eh(uint8_t *buf, const uint8_t *prog, size_t prog_len)
 	n += put32(buf + n, sizeof(cie_body));
 	memcpy(buf + n, cie_body, sizeof(cie_body));
 	n += sizeof(cie_body);
-	size_t fde = n;
-	n += put32(buf + n, (uint32_t)(4 + 4 + 4 + 1 + prog_len));
-	n += put32(buf + n, (uint32_t)(n)); /* CIE pointer: back to offset 0 */
-	n += put32(buf + n, 0x1000);
-	n += put32(buf + n, 0x100);
-	buf[n++] = 0; /* augmentation data length */
-	memcpy(buf + n, prog, prog_len);
-	n += prog_len;
-	(void)fde;
+	for (int i = 0; i < n_fdes; i++) {
+		n += put32(buf + n, (uint32_t)(4 + 4 + 4 + 1 + f[i].prog_len));
+		n += put32(buf + n, (uint32_t)(n)); /* CIE pointer: back to offset 0 */
+		n += put32(buf + n, f[i].begin);
+		n += put32(buf + n, f[i].len);
+		buf[n++] = 0; /* augmentation data length */
+		memcpy(buf + n, f[i].prog, f[i].prog_len);
+		n += f[i].prog_len;
+	}
 	n += put32(buf + n, 0);
 	return n;
+}
+
+/* one FDE for [0x1000, 0x1100) running prog */
+static size_t make_eh(uint8_t *buf, const uint8_t *prog, size_t prog_len)
+{
+	struct fde_spec f = {0x1000, 0x100, prog, prog_len};
+	return make_eh_n(buf, &f, 1);
 }
 
 static struct dwarf_object obj;
@@ -131,6 +144,26 @@ static void test_programs(void)
 	static const uint8_t cut_operand[] = {0x44, 0x0c, 0x87};
 	CHECK_INT(0, build(cut_operand, sizeof(cut_operand)));
 	CHECK_INT(DWARF_UNKNOWN, rule_at(0x1004));
+
+	/* FDEs 8 bytes apart (alignment padding): no "none" row between them, and the second one's entry
+	 * row merges with the first one's last; 32 bytes apart: a "none" row for the gap */
+	static const uint8_t push_pop[] = {0x41, 0x0e, 16, 0x44, 0x0e, 8};
+	struct fde_spec three[] = {{0x1000, 0x18, push_pop, sizeof(push_pop)},
+				   {0x1020, 0x18, push_pop, sizeof(push_pop)},
+				   {0x1058, 0x18, push_pop, sizeof(push_pop)}};
+	static uint8_t buf[512];
+	size_t len = make_eh_n(buf, three, 3);
+	free((void *)obj.rows);
+	CHECK_INT(0, dwarf_build_object(buf, len, NULL, 0, 0x1000, 0x1200, &obj, NULL));
+	/* 0x1000 rsp+8, 0x1001 +16, 0x1005 +8, 0x1021 +16, 0x1025 +8, 0x1038 none, 0x1058 +8, 0x1059 +16,
+	 * 0x105d +8, 0x1070 none */
+	CHECK_INT(10, obj.n_rows);
+	CHECK_INT(DWARF_CFA_RSP, rule_at(0x101c));
+	r = row_at(0x1022);
+	CHECK(r && r->kind == DWARF_CFA_RSP && r->cfa == 16);
+	CHECK_INT(DWARF_NONE, rule_at(0x1040));
+	CHECK_INT(DWARF_CFA_RSP, rule_at(0x1058));
+	CHECK_INT(DWARF_NONE, rule_at(0x1070));
 	free((void *)obj.rows);
 	obj.rows = NULL;
 }
