@@ -5,13 +5,16 @@
 
 #include <errno.h>
 #include <link.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 /* x86_64 DWARF register numbers */
 #define DW_RBP 6
@@ -928,16 +931,37 @@ static void *refresh_main(void *arg)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	for (int tick = 0; atomic_load(&refresh_running); tick++) {
-		struct timespec ts = {0, 20 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-		/* a miss may also be anonymous code (other JITs): it only makes us look at the loader's
-		 * counters, which tell whether objects came or went; the 100 ms tick also catches a library
-		 * unloaded and another loaded at the same address, which causes no miss */
-		if (atomic_exchange(&dwarf_table_miss, 0) || tick % 5 == 0)
-			dwarf_refresh();
+	int fd = atomic_load(&dwarf_table_wake_fd);
+	while (atomic_load(&refresh_running)) {
+		/* woken by the handler's first miss (a library loaded since), else every 100 ms, which also
+		 * catches a library unloaded and another loaded at the same address (no miss) */
+		struct pollfd p = {fd, POLLIN, 0};
+		int woken = poll(&p, 1, 100) > 0;
+		if (woken) {
+			uint64_t v;
+			if (read(fd, &v, sizeof(v)) < 0)
+				v = 0;
+		}
+		if (!atomic_load(&refresh_running))
+			break;
+		atomic_store(&dwarf_table_miss, 0);
+		/* cheap when nothing changed: the loader's counters say whether objects came or went */
+		dwarf_refresh();
+		if (woken) {
+			/* misses may also come from anonymous code (other JITs): at most 100 checks a second */
+			struct timespec ts = {0, 10 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
 	}
 	return NULL;
+}
+
+static void wake(void)
+{
+	int fd = atomic_load(&dwarf_table_wake_fd);
+	uint64_t one = 1;
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
+		return;
 }
 
 int dwarf_start(void)
@@ -945,6 +969,12 @@ int dwarf_start(void)
 	int rc = dwarf_refresh();
 	if (rc < 0)
 		return rc;
+	if (atomic_load(&dwarf_table_wake_fd) < 0) {
+		int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (fd < 0)
+			return -errno;
+		atomic_store_explicit(&dwarf_table_wake_fd, fd, memory_order_release);
+	}
 	if (atomic_exchange(&refresh_running, 1))
 		return 0;
 	if (pthread_create(&refresh_thread, NULL, refresh_main, NULL) != 0) {
@@ -957,8 +987,10 @@ int dwarf_start(void)
 
 void dwarf_stop(void)
 {
-	if (atomic_exchange(&refresh_running, 0))
+	if (atomic_exchange(&refresh_running, 0)) {
+		wake();
 		pthread_join(refresh_thread, NULL);
+	}
 	pthread_mutex_lock(&build_lock);
 	while (retired) {
 		struct retired *r = retired;

@@ -35,9 +35,11 @@ int dwarf_build_object(const uint8_t *eh_frame, size_t len, const uint8_t *hdr, 
  * Returns 1 when a new set was published, 0 when nothing changed, -errno on failure. */
 int dwarf_refresh(void);
 
-/* Session start with cstack=dwarf: dwarf_refresh, then a background thread that refreshes when the
- * handler met a pc outside every table (dwarf_table_miss) or the loader's object count changed. 0 or
- * -errno (tables missing is not fatal: the walker then steps by frame pointers). */
+/* Session start with cstack=dwarf: dwarf_refresh, then a background thread that refreshes as soon as
+ * the handler met a pc outside every table (dwarf_table_miss, dwarf_table_wake_fd) and every 100 ms,
+ * when the loader's counters say objects came or went. The wake-up eventfd is opened once and kept for
+ * the life of the process. 0 or -errno (tables missing is not fatal: the walker then steps by frame
+ * pointers). */
 int dwarf_start(void);
 
 /* Session stop: joins the background thread and frees retired tables. Call only after

@@ -3,9 +3,12 @@
 #include "dwarf_table.h"
 
 #include <stddef.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 _Atomic(const struct dwarf_set *) dwarf_table_current;
 _Atomic int dwarf_table_miss;
+_Atomic int dwarf_table_wake_fd = -1;
 
 const struct dwarf_row *dwarf_table_find(const struct dwarf_set *s, uintptr_t pc)
 {
@@ -20,8 +23,14 @@ const struct dwarf_row *dwarf_table_find(const struct dwarf_set *s, uintptr_t pc
 			hi = mid;
 	}
 	if (lo == 0 || pc >= s->objects[lo - 1].hi) {
-		if (!atomic_load_explicit(&dwarf_table_miss, memory_order_relaxed))
-			atomic_store_explicit(&dwarf_table_miss, 1, memory_order_relaxed);
+		if (!atomic_load_explicit(&dwarf_table_miss, memory_order_relaxed) &&
+		    !atomic_exchange_explicit(&dwarf_table_miss, 1, memory_order_relaxed)) {
+			int fd = atomic_load_explicit(&dwarf_table_wake_fd, memory_order_acquire);
+			if (fd >= 0) {
+				uint64_t one = 1;
+				syscall(SYS_write, fd, &one, sizeof(one));
+			}
+		}
 		return NULL;
 	}
 	const struct dwarf_object *o = &s->objects[lo - 1];

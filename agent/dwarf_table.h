@@ -47,8 +47,11 @@ struct dwarf_set {
 /* The set the handler reads (release store by the builder, acquire load by the handler); NULL = none. */
 extern _Atomic(const struct dwarf_set *) dwarf_table_current;
 /* Set by the handler when it met a pc outside every object (a library loaded after the tables were
- * built, or anonymous code); the builder's thread checks for new objects and clears it. */
+ * built, or anonymous code); the builder's thread checks for new objects and clears it. On the flag's
+ * 0 -> 1 transition the handler also writes 1 to dwarf_table_wake_fd (an eventfd the builder's thread
+ * polls; opened once, never closed, so the handler cannot write to a recycled descriptor; -1: none). */
 extern _Atomic int dwarf_table_miss;
+extern _Atomic int dwarf_table_wake_fd;
 
 /* [SIG] The row covering pc in set s, or NULL when no object covers pc (then sets dwarf_table_miss). */
 const struct dwarf_row *dwarf_table_find(const struct dwarf_set *s, uintptr_t pc);
