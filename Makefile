@@ -79,7 +79,7 @@ all: $(LIB) $(BINS) $(JAVA_STAMP) $(NATIVE_TEST_LIBS)
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) $(REQ_CFLAGS) $(if $(filter $<,$(SIG_SRCS)),$(SIG_CFLAGS)) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(REQ_CFLAGS) $(if $(filter $<,$(SIG_SRCS)),$(SIG_CFLAGS)) $(EXTRA_CFLAGS) -c -o $@ $<
 
 build/gen/embed: scripts/embed.c
 	@mkdir -p $(dir $@)
@@ -146,6 +146,17 @@ $(JAVA_STAMP): $(JAVA_APPS)
 	@touch $@
 
 java: $(JAVA_STAMP)
+
+# cstack=dwarf: the table lookup runs in the signal handler; the JNI test library once more without
+# frame pointers (t_dwarf.sh); the unwinder's unit test walks its own functions built without them
+SIG_SRCS += agent/dwarf_table.c
+all: build/test/native/libjniburn_nofp.so
+build/test/native/libjniburn_nofp.so: test/native/jniburn.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (no frame pointers)")
+	$(Q)$(CC) -O2 -g -fPIC -shared -fomit-frame-pointer -fno-inline -fasynchronous-unwind-tables \
+		-isystem $(JAVA_HOME)/include -isystem $(JAVA_HOME)/include/linux -o $@ $<
+build/obj/test/unit/test_dwarf.o: EXTRA_CFLAGS := -fomit-frame-pointer -O2
 
 unit: $(UNIT_TESTS)
 	@scripts/run-unit-tests.sh $(UNIT_TESTS)

@@ -55,6 +55,12 @@ struct profile_stats {
 	char event[64];          /* "cpu", ... ; what was sampled */
 	char engine[128];        /* engine actually used ("perf_events cpu-clock", "ctimer (fallback)") */
 	int64_t interval;        /* ns or bytes */
+	/* cstack=dwarf (all 0 otherwise) */
+	uint64_t dwarf_walks;    /* native walks */
+	uint64_t dwarf_failed;   /* of them, stopped at a failed check or a rule the tables cannot express */
+	uint64_t dwarf_fp_steps; /* frames stepped by frame pointer for want of a table */
+	uint64_t dwarf_bytes;    /* unwind table memory */
+	uint32_t dwarf_objects;  /* objects with tables */
 };
 
 struct model;

@@ -105,6 +105,11 @@ static void write_summary(const struct model *m, const struct render_opts *r, co
 		st->dropped ? " (all sampler stripes busy)" : "");
 	fprintf(f, "storage overflow:   %llu%s\n", (unsigned long long)st->overflow,
 		st->overflow ? " (storage full: raise memlimit)" : "");
+	if (st->dwarf_walks)
+		fprintf(f, "native unwinding:   dwarf, %.1f MiB tables for %u objects; %llu walks, %llu stopped early "
+			"(%.2f%%), %llu frames by frame pointer\n", (double)st->dwarf_bytes / 1048576.0, st->dwarf_objects,
+			(unsigned long long)st->dwarf_walks, (unsigned long long)st->dwarf_failed,
+			pct(st->dwarf_failed, st->dwarf_walks), (unsigned long long)st->dwarf_fp_steps);
 	if (st->cost_samples)
 		fprintf(f, "sampler cost:       %llu ns per sample (mean over %llu samples)\n",
 			(unsigned long long)(st->cost_ns / st->cost_samples), (unsigned long long)st->cost_samples);

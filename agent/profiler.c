@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "calltrace.h"
+#include "dwarf.h"
 #include "engine.h"
 #include "flameagent.h"
 #include "frames.h"
@@ -24,6 +25,7 @@
 #include "model.h"
 #include "out.h"
 #include "sampler.h"
+#include "stackwalk.h"
 #include "symbols.h"
 #include "threads.h"
 #include "vm.h"
@@ -302,8 +304,10 @@ static pthread_cond_t timer_cond = PTHREAD_COND_INITIALIZER;
 static int timer_cancel;
 static int restart_engine(void);
 static void reset_counters(void);
+static void reset_walk_stats(void);
 static void reset_event_log(const struct options *o);
 static void pause_sampling(void);
+static void start_dwarf(int report);
 static int write_profile(const struct options *o);
 
 static void *timer_main(void *arg)
@@ -439,6 +443,7 @@ static int do_start(const struct options *given, int resume)
 	}
 	int keep = resume && have_profile;
 	if (!keep) {
+		reset_walk_stats();
 		calltrace_clear(table);
 		duration_ns = 0;
 		vm_forget_names();
@@ -458,10 +463,13 @@ static int do_start(const struct options *given, int resume)
 		.tsc_per_ns = tsc_per_ns,
 		.wall_state = o->threads && (strcmp(o->event, "wall") == 0 || o->wall_ns >= 0),
 		.mark_kind = n_extras > 0,
-		.native = o->cstack != CSTACK_NO,
+		.native = o->cstack == CSTACK_NO ? SAMPLER_NATIVE_NO
+			  : o->cstack == CSTACK_DWARF ? SAMPLER_NATIVE_DWARF : SAMPLER_NATIVE_FP,
 		.typed = 1,
 		.kernel = o->cstack != CSTACK_NO,
 	};
+	if (sc.native == SAMPLER_NATIVE_DWARF)
+		start_dwarf(1);
 	for (int i = 0; i < n_extras; i++)
 		if (extras[i].kind == SK_WALL)
 			sc.wall_weight = (uint64_t)(extras[i].interval > 0 ? extras[i].interval : OPTIONS_DEFAULT_WALL_NS);
@@ -483,6 +491,8 @@ static int do_start(const struct options *given, int resume)
 	int rc = start_engine(o);
 	if (rc != FA_RC_OK) {
 		sampler_enable(0);
+		sampler_quiesce();
+		dwarf_stop();
 		return rc;
 	}
 	state = RUNNING;
@@ -495,6 +505,13 @@ static int do_start(const struct options *given, int resume)
 	return FA_RC_OK;
 }
 
+static void reset_walk_stats(void)
+{
+	atomic_store(&stackwalk_stats.walks, 0);
+	atomic_store(&stackwalk_stats.failed, 0);
+	atomic_store(&stackwalk_stats.fp_steps, 0);
+}
+
 static void reset_counters(void)
 {
 	atomic_store(&sampler_counters.samples, 0);
@@ -505,20 +522,48 @@ static void reset_counters(void)
 		atomic_store(&sampler_counters.errors[i], 0);
 		atomic_store(&sampler_counters.recovered[i], 0);
 	}
+	reset_walk_stats();
 }
 
 static int restart_engine(void)
 {
+	if (session.cstack == CSTACK_DWARF)
+		start_dwarf(0);
 	sampler_enable(1);
 	int rc = start_engine(&session);
 	if (rc != FA_RC_OK) {
 		sampler_enable(0);
+		sampler_quiesce();
+		dwarf_stop();
 		return rc;
 	}
 	state = RUNNING;
 	clock_gettime(CLOCK_MONOTONIC, &started_at);
 	start_names(&session);
 	return FA_RC_OK;
+}
+
+/* cstack=dwarf: unwind tables for every loaded object, kept current by a background thread. Without
+ * them the walker steps by frame pointers, so a failure is a warning, not an error. */
+static void start_dwarf(int report)
+{
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = dwarf_start();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rc < 0) {
+		log_warn("cstack=dwarf: cannot build unwind tables: %s; native frames are walked by frame pointers",
+			 strerror(-rc));
+		return;
+	}
+	if (!report)
+		return;
+	struct dwarf_stats st;
+	dwarf_get_stats(&st);
+	log_debug("cstack=dwarf: unwind tables for %u objects (%llu FDEs): %llu rows, %.1f MiB (largest: %s, %.1f MiB), "
+		  "built in %lld ms", st.objects, (unsigned long long)st.fdes, (unsigned long long)st.rows,
+		  (double)st.bytes / 1048576.0, st.largest, (double)st.largest_bytes / 1048576.0,
+		  (long long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
 }
 
 /* Stop protocol: clear the flag, stop the engine, wait out running handlers. */
@@ -532,6 +577,8 @@ static void pause_sampling(void)
 		running_extras[i]->stop();
 	n_running_extras = 0;
 	sampler_quiesce();
+	/* after the quiesce: no handler reads the tables dwarf_stop frees */
+	dwarf_stop();
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	duration_ns += (uint64_t)(now.tv_sec - started_at.tv_sec) * 1000000000ull +
@@ -739,6 +786,15 @@ static void fill_stats(struct profile_stats *st, const struct options *o)
 				   (uint64_t)(now.tv_nsec - started_at.tv_nsec);
 	}
 	st->threads_seen = threads_count();
+	if (session.cstack == CSTACK_DWARF) {
+		struct dwarf_stats ds;
+		dwarf_get_stats(&ds);
+		st->dwarf_walks = atomic_load(&stackwalk_stats.walks);
+		st->dwarf_failed = atomic_load(&stackwalk_stats.failed);
+		st->dwarf_fp_steps = atomic_load(&stackwalk_stats.fp_steps);
+		st->dwarf_bytes = ds.bytes;
+		st->dwarf_objects = ds.objects;
+	}
 	snprintf(st->event, sizeof(st->event), "%s", o->event[0] ? o->event : "cpu");
 	snprintf(st->engine, sizeof(st->engine), "%s", engine_desc);
 	st->interval = interval_ns;

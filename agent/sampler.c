@@ -539,9 +539,15 @@ static int native_frames(struct raw_frame *frames, void *ucontext, int *reached_
 {
 	uint64_t pcs[MAX_NATIVE];
 	*reached_java = 0;
-	if (!config.native || !config.code_lo)
+	if (config.native == SAMPLER_NATIVE_NO || !config.code_lo)
 		return 0;
-	int n = stackwalk_fp(ucontext, config.code_lo, config.code_hi, pcs, MAX_NATIVE, reached_java);
+	/* the stripe we hold makes sampler_quiesce wait for us only if we saw enabled after taking it:
+	 * otherwise the session may be over and dwarf_stop freeing tables this walk would read */
+	if (config.native == SAMPLER_NATIVE_DWARF && !atomic_load_explicit(&enabled, memory_order_acquire))
+		return 0;
+	int n = config.native == SAMPLER_NATIVE_DWARF
+			? stackwalk_dwarf(ucontext, config.code_lo, config.code_hi, pcs, MAX_NATIVE, reached_java)
+			: stackwalk_fp(ucontext, config.code_lo, config.code_hi, pcs, MAX_NATIVE, reached_java);
 	for (int i = 0; i < n; i++) {
 		frames[i].bci = 0;
 		frames[i].kind = RAW_NATIVE;

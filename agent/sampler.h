@@ -33,6 +33,9 @@ enum sampler_rearm { REARM_NONE = 0, REARM_PERF };
 /* What produced a sample (multi-event sessions log each with its kind; JFR writes them as such). */
 enum sampler_kind { SK_EXEC = 0, SK_WALL = 1, SK_ALLOC = 2, SK_LOCK = 3 };
 
+/* cstack=: no native frames, frame pointers (the default), DWARF unwind tables (dwarf.h). */
+enum sampler_native { SAMPLER_NATIVE_NO = 0, SAMPLER_NATIVE_FP, SAMPLER_NATIVE_DWARF };
+
 struct sampler_config {
 	struct calltrace_table *table;
 	sampler_agct_fn agct;  /* NULL: no Java stacks */
@@ -46,7 +49,7 @@ struct sampler_config {
 	int wall_state;        /* wall samples get a root frame [running] / [sleeping] */
 	uintptr_t code_lo, code_hi; /* HotSpot's code cache; 0 = unknown (no recovery of failed walks) */
 	uint64_t wall_weight;  /* weight of a wall-clock sample (its interval) */
-	int native;            /* walk native frames (cstack=fp, the default) */
+	enum sampler_native native; /* how native frames are walked (cstack=) */
 	int mark_kind;         /* several events: add a RAW_EVENT root frame to every trace */
 	int typed;             /* tell interpreted, inlined and C1 frames apart (hotspot.h walker) */
 	int kernel;            /* kernel frames from the perf engine's rings (cstack is not no) */
