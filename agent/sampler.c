@@ -272,7 +272,7 @@ static uint64_t context_pc(void *ucontext)
 	return (uint64_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
 }
 
-static int java_walk(struct raw_frame *frames, void *ucontext, void *env);
+static int java_walk(struct raw_frame *frames, void *ucontext, void *env, const struct stackwalk_end *end);
 static void type_frames(struct raw_frame *frames, int n, struct hs_frame f, uintptr_t stack_hi);
 
 static int in_code(uintptr_t pc)
@@ -535,10 +535,10 @@ static int anchor_recover(struct raw_frame *frames, int depth, void *ucontext, v
 #define MAX_NATIVE 128
 
 /* Native frames above the Java ones (leaf first) into frames; returns how many. */
-static int native_frames(struct raw_frame *frames, void *ucontext, int *reached_java)
+static int native_frames(struct raw_frame *frames, void *ucontext, struct stackwalk_end *end)
 {
 	uint64_t pcs[MAX_NATIVE];
-	*reached_java = 0;
+	end->reached_java = 0;
 	if (config.native == SAMPLER_NATIVE_NO || !config.code_lo)
 		return 0;
 	/* the stripe we hold makes sampler_quiesce wait for us only if we saw enabled after taking it:
@@ -546,8 +546,8 @@ static int native_frames(struct raw_frame *frames, void *ucontext, int *reached_
 	if (config.native == SAMPLER_NATIVE_DWARF && !atomic_load_explicit(&enabled, memory_order_acquire))
 		return 0;
 	int n = config.native == SAMPLER_NATIVE_DWARF
-			? stackwalk_dwarf(ucontext, config.code_lo, config.code_hi, pcs, MAX_NATIVE, reached_java)
-			: stackwalk_fp(ucontext, config.code_lo, config.code_hi, pcs, MAX_NATIVE, reached_java);
+			? stackwalk_dwarf(ucontext, config.code_lo, config.code_hi, pcs, MAX_NATIVE, end)
+			: stackwalk_fp(ucontext, config.code_lo, config.code_hi, pcs, MAX_NATIVE, end);
 	for (int i = 0; i < n; i++) {
 		frames[i].bci = 0;
 		frames[i].kind = RAW_NATIVE;
@@ -562,8 +562,8 @@ static int walk(struct raw_frame *frames, void *ucontext, int tid, uint32_t *ser
 	void *env = threads_lookup(tid, serial);
 	if (!env || !config.agct) {
 		/* not a Java thread (GC, JIT, VM threads) or one the agent has no JNIEnv for: its native stack */
-		int reached;
-		int n = native_frames(frames, ucontext, &reached);
+		struct stackwalk_end end;
+		int n = native_frames(frames, ucontext, &end);
 		if (n > 0)
 			return n;
 		uint64_t pc = context_pc(ucontext);
@@ -576,17 +576,17 @@ static int walk(struct raw_frame *frames, void *ucontext, int tid, uint32_t *ser
 		return error_frame(frames, env ? ERR_UNKNOWN : ERR_NO_JAVA_ENV);
 	}
 	/* in native or VM code: those frames first, then the Java stack from AsyncGetCallTrace */
-	int reached_java = 0;
-	int nn = native_frames(frames, ucontext, &reached_java);
+	struct stackwalk_end end;
+	int nn = native_frames(frames, ucontext, &end);
 	if (nn > 0) {
-		int rest = java_walk(frames + nn, ucontext, env);
+		int rest = java_walk(frames + nn, ucontext, env, &end);
 		return nn + rest;
 	}
-	return java_walk(frames, ucontext, env);
+	return java_walk(frames, ucontext, env, NULL);
 }
 
 /* The Java frames (AsyncGetCallTrace, recovery, jstackdepth) into frames; returns the count (>= 1). */
-static int java_walk(struct raw_frame *frames, void *ucontext, void *env)
+static int java_walk(struct raw_frame *frames, void *ucontext, void *env, const struct stackwalk_end *end)
 {
 	int cut = config.depth_root > 0 ? 4096 + 1 : config.depth + 1;
 	sampler_agct_trace trace = {env, 0, (sampler_agct_frame *)frames};
@@ -615,12 +615,26 @@ static int java_walk(struct raw_frame *frames, void *ucontext, void *env)
 		if (hotspot_layout.ok) {
 			if (vm_state) {
 				got = anchor_recover(frames, cut, ucontext, env);
-			} else {
+			} else if (in_code(context_pc(ucontext))) {
 				const ucontext_t *uc = ucontext;
 				struct hs_frame f = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
 						     (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
 						     (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
 				got = deep_recover(frames, cut, f, 1, ucontext, env, NULL);
+			} else if (end && end->reached_java) {
+				/* VM code called from compiled code without a state change (runtime leaf calls,
+				 * barriers): the native walk found where the Java frames begin */
+				struct hs_frame f = {end->pc, end->sp, end->fp};
+				got = agct_from(frames, cut, &f, ucontext, env, NULL);
+				if (got > 0) {
+					for (int i = 0; i < got; i++)
+						frames[i].kind = RAW_JAVA;
+					uintptr_t stack_hi = config.typed ? hotspot_stack_base(env) : 0;
+					if (stack_hi)
+						type_frames(frames, got, f, stack_hi);
+				} else {
+					got = deep_recover(frames, cut, f, 0, ucontext, env, NULL);
+				}
 			}
 			if (got > 0) {
 				atomic_fetch_add_explicit(&sampler_counters.recovered[e], 1, memory_order_relaxed);

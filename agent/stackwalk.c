@@ -68,9 +68,10 @@ static int read_word(struct window *w, uintptr_t low, uintptr_t addr, uintptr_t 
 	return 0;
 }
 
-int stackwalk_fp(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t *pcs, int max, int *reached_java)
+int stackwalk_fp(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t *pcs, int max,
+		 struct stackwalk_end *end)
 {
-	*reached_java = 0;
+	end->reached_java = 0;
 	if (!ucontext || max <= 0)
 		return 0;
 	const ucontext_t *uc = ucontext;
@@ -78,7 +79,7 @@ int stackwalk_fp(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t 
 	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 	uintptr_t fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
 	if (pc >= code_lo && pc < code_hi) {
-		*reached_java = 1;
+		*end = (struct stackwalk_end){1, pc, sp, fp};
 		return 0;
 	}
 	int n = 0;
@@ -97,7 +98,7 @@ int stackwalk_fp(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t 
 		if (ret < 4096)
 			break;
 		if (ret >= code_lo && ret < code_hi) {
-			*reached_java = 1;
+			*end = (struct stackwalk_end){1, ret, fp + 16, next};
 			break;
 		}
 		pcs[n++] = ret;
@@ -117,9 +118,10 @@ int stackwalk_fp(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t 
 #define UC_RSP (UC_GREGS + 8 * REG_RSP)
 #define UC_RIP (UC_GREGS + 8 * REG_RIP)
 
-int stackwalk_dwarf(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t *pcs, int max, int *reached_java)
+int stackwalk_dwarf(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t *pcs, int max,
+		 struct stackwalk_end *end)
 {
-	*reached_java = 0;
+	end->reached_java = 0;
 	if (!ucontext || max <= 0)
 		return 0;
 	const ucontext_t *uc = ucontext;
@@ -127,7 +129,7 @@ int stackwalk_dwarf(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64
 	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 	uintptr_t fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
 	if (pc >= code_lo && pc < code_hi) {
-		*reached_java = 1;
+		*end = (struct stackwalk_end){1, pc, sp, fp};
 		return 0;
 	}
 	const struct dwarf_set *set = atomic_load_explicit(&dwarf_table_current, memory_order_acquire);
@@ -161,7 +163,7 @@ int stackwalk_dwarf(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64
 				break;
 			}
 			if (npc >= code_lo && npc < code_hi) {
-				*reached_java = 1;
+				*end = (struct stackwalk_end){1, npc, nsp, nfp};
 				break;
 			}
 			pcs[n++] = npc;
@@ -217,7 +219,7 @@ int stackwalk_dwarf(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64
 		if (ra < 4096)
 			break;
 		if (ra >= code_lo && ra < code_hi) {
-			*reached_java = 1;
+			*end = (struct stackwalk_end){1, ra, cfa, nfp};
 			break;
 		}
 		pcs[n++] = ra;

@@ -256,7 +256,8 @@ static void test_garbage(void)
 
 static uintptr_t ra_a, ra_b, ra_c;
 static uint64_t pcs[64];
-static int n_pcs, n_pcs_fp, n_pcs_java, reached_java;
+static int n_pcs, n_pcs_fp, n_pcs_java;
+static struct stackwalk_end reached_java;
 static volatile int sink;
 static long long walk_ns[2];
 
@@ -271,7 +272,7 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
 	(void)ctx;
 	ucontext_t uc;
 	getcontext(&uc);
-	int rj;
+	struct stackwalk_end rj;
 	n_sig_pcs = stackwalk_dwarf(&uc, 0, 0, sig_pcs, 64, &rj);
 }
 
@@ -284,7 +285,7 @@ __attribute__((noinline)) static int chain_c(int depth)
 	ra_c = (uintptr_t)__builtin_return_address(0);
 	ucontext_t uc;
 	getcontext(&uc);
-	int rj;
+	struct stackwalk_end rj;
 	n_pcs = stackwalk_dwarf(&uc, 0, 0, pcs, 64, &rj);
 	uint64_t fp_pcs[64];
 	n_pcs_fp = stackwalk_fp(&uc, 0, 0, fp_pcs, 64, &rj);
@@ -346,7 +347,7 @@ static void test_unwind(void)
 	/* main and below (libc's start code) unwind to the outermost frame without a failure */
 	CHECK_INT(failed, atomic_load(&stackwalk_stats.failed));
 	CHECK_INT(2, n_pcs_java);
-	CHECK_INT(1, reached_java);
+	CHECK_INT(1, reached_java.reached_java);
 	int at = -1;
 	for (int i = 0; i < n_sig_pcs; i++)
 		if (sig_pcs[i] == ra_c)
