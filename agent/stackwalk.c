@@ -68,26 +68,42 @@ static int read_word(struct window *w, uintptr_t low, uintptr_t addr, uintptr_t 
 	return 0;
 }
 
-int stackwalk_fp(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t *pcs, int max,
-		 struct stackwalk_end *end)
+/* The interrupted registers; 0 when there is nothing to walk (no context, or the pc is already in the
+ * code cache: then end says so). */
+static int walk_begin(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, int max, struct stackwalk_end *end,
+		      uintptr_t *pc, uintptr_t *sp, uintptr_t *fp)
 {
 	end->reached_java = 0;
 	if (!ucontext || max <= 0)
 		return 0;
 	const ucontext_t *uc = ucontext;
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
-	uintptr_t fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
-	if (pc >= code_lo && pc < code_hi) {
-		*end = (struct stackwalk_end){1, pc, sp, fp};
+	*pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	*sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	*fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+	if (*pc >= code_lo && *pc < code_hi) {
+		*end = (struct stackwalk_end){1, *pc, *sp, *fp};
 		return 0;
 	}
+	return 1;
+}
+
+static void window_init(struct window *w)
+{
+	w->base = 0;
+	w->len = 0;
+	w->pid = syscall(SYS_getpid);
+}
+
+int stackwalk_fp(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t *pcs, int max,
+		 struct stackwalk_end *end)
+{
+	uintptr_t pc, sp, fp;
+	if (!walk_begin(ucontext, code_lo, code_hi, max, end, &pc, &sp, &fp))
+		return 0;
 	int n = 0;
 	pcs[n++] = pc;
 	struct window win;
-	win.base = 0;
-	win.len = 0;
-	win.pid = syscall(SYS_getpid);
+	window_init(&win);
 	while (n < max) {
 		if ((fp & 7) != 0 || fp < sp || fp - sp > (8u << 20))
 			break;
@@ -121,25 +137,15 @@ int stackwalk_fp(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t 
 int stackwalk_dwarf(void *ucontext, uintptr_t code_lo, uintptr_t code_hi, uint64_t *pcs, int max,
 		 struct stackwalk_end *end)
 {
-	end->reached_java = 0;
-	if (!ucontext || max <= 0)
+	uintptr_t pc, sp, fp;
+	if (!walk_begin(ucontext, code_lo, code_hi, max, end, &pc, &sp, &fp))
 		return 0;
-	const ucontext_t *uc = ucontext;
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
-	uintptr_t fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
-	if (pc >= code_lo && pc < code_hi) {
-		*end = (struct stackwalk_end){1, pc, sp, fp};
-		return 0;
-	}
 	const struct dwarf_set *set = atomic_load_explicit(&dwarf_table_current, memory_order_acquire);
 	atomic_fetch_add_explicit(&stackwalk_stats.walks, 1, memory_order_relaxed);
 	int n = 0;
 	pcs[n++] = pc;
 	struct window win;
-	win.base = 0;
-	win.len = 0;
-	win.pid = syscall(SYS_getpid);
+	window_init(&win);
 	int fp_valid = 1, failed = 0;
 	/* the interrupted pc is exact; a return address may be one past a call at a function's end */
 	uintptr_t lookup = pc;
