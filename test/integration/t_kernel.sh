@@ -130,4 +130,11 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	fi
 	rm -rf "$stage"
 fi
+# file-system calls: a directory listing loop (open/getdents64) shows the file system's kernel path
+out=$WORK/dir.collapsed
+run_java 60 "event=cpu,interval=2ms,file=$out" DirLister 2 || fail "JVM failed: $(tail -n 3 "$WORK/out.txt")"
+grep 'DirLister.listLoop' "$out" > "$WORK/dirloop" || true
+dk=$(share "$WORK/dirloop" 'DirLister.listLoop;.*(getdents64|iterate_dir|readdir)[a-z0-9_]*_\[k\]')
+echo "info: directory listing: ${dk}% of listLoop samples in the kernel's readdir path"
+check "directory listing: kernel frames (getdents64, iterate_dir, ...) above DirLister.listLoop (${dk}%)" test "$dk" -ge 30
 finish
