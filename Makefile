@@ -204,4 +204,5 @@ deps:
 # make stress: the sampler for 5 minutes under deoptimisation, class unloading and GC pressure (issue 8)
 .PHONY: stress
 stress: all
-	@JAVA_HOME=$(JAVA_HOME) STRESS_SECONDS=$${STRESS_SECONDS:-300} TESTS=t_stress.sh test/integration/run.sh
+	@s=$${STRESS_SECONDS:-300}; JAVA_HOME=$(JAVA_HOME) STRESS_SECONDS=$$s TEST_TIMEOUT=$$((2 * s + 600)) \
+		TESTS=t_stress.sh test/integration/run.sh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test/integration/t_*.sh on JDK 17 and, when present, JDK 25 (or the JDKs in TEST_JDKS).
-# Ends with "N passed, N failed".
+# Each test file gets TEST_TIMEOUT seconds (600). Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")"
 jdks=${TEST_JDKS:-}
@@ -14,7 +14,7 @@ passed=0 failed=0
 for j in $jdks; do
 	for t in ${TESTS:-t_*.sh}; do
 		[ -f "$t" ] || continue
-		out=$(TEST_JAVA=$j/bin/java JAVA_HOME=$j timeout -k 10 600 bash "$t" 2>&1); rc=$?
+		out=$(TEST_JAVA=$j/bin/java JAVA_HOME=$j timeout -k 10 "${TEST_TIMEOUT:-600}" bash "$t" 2>&1); rc=$?
 		printf '%s\n' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed$'
 		line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
 		if [ -z "$line" ]; then echo "FAIL $t on $j: did not finish (exit $rc)"; failed=$((failed + 1)); continue; fi
