@@ -296,6 +296,12 @@ uintptr_t hotspot_stack_base(void *env)
 	return t && L.jt_stack_base >= 0 ? word(t + (uintptr_t)L.jt_stack_base) : 0;
 }
 
+int hotspot_thread_state(void *env)
+{
+	uintptr_t t = thread_of(env);
+	return t && L.jt_state >= 0 ? i32(t + (uintptr_t)L.jt_state) : -1;
+}
+
 int hotspot_anchor(void *env, struct hs_frame *f, uintptr_t **pc_slot)
 {
 	uintptr_t t = thread_of(env);

@@ -33,7 +33,7 @@ struct hs_layout {
 	int cm_header; /* sizeof(ConstMethod): the bytecodes follow it */
 	/* JavaThread */
 	long env_offset; /* JNIEnv inside JavaThread */
-	int jt_anchor_sp, jt_anchor_pc, jt_anchor_fp, jt_stack_base;
+	int jt_anchor_sp, jt_anchor_pc, jt_anchor_fp, jt_stack_base, jt_state;
 	int anchor_sp, anchor_pc, anchor_fp; /* inside JavaFrameAnchor */
 	/* entry frames (Java called from the VM): the call stub's return address, JavaCallWrapper::_anchor */
 	const uintptr_t *call_stub_return;
@@ -81,6 +81,11 @@ uintptr_t hotspot_method_of(uint64_t jmethod);
 
 /* [SIG] The current thread's stack base (highest address), or 0. env: its JNIEnv. */
 uintptr_t hotspot_stack_base(void *env);
+
+#define HS_THREAD_IN_VM 6 /* JavaThreadState _thread_in_vm (the same in JDK 17 and 25) */
+
+/* [SIG] The current thread's JavaThreadState, or -1. */
+int hotspot_thread_state(void *env);
 
 /* [SIG] The thread's last Java frame anchor (set while it runs VM or native code): 1 with *f filled
  * (pc 0 when the anchor has not recorded it; *pc_slot then points at where it would be), else 0. */

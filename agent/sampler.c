@@ -507,11 +507,16 @@ static int walk_start(void *ucontext, void *env, struct hs_frame *f)
 
 /* AsyncGetCallTrace refuses a thread in VM code whose anchor has a last Java sp but no pc yet (a
  * runtime call from compiled code, e.g. an allocation slow path): HotSpot itself fills the pc in from
- * sp[-1] when it needs the frame (make_walkable). Try that, then walk on from the anchor's frame. */
+ * sp[-1] when it needs the frame (make_walkable). Try that, then walk on from the anchor's frame.
+ * Only in state _thread_in_vm: no other thread walks the stack of a thread in the VM (safepoints,
+ * handshakes and GC wait for it), whereas a thread in native or blocked code may be walked meanwhile,
+ * so its anchor is never touched. */
 static int anchor_recover(struct raw_frame *frames, int depth, void *ucontext, void *env)
 {
 	struct hs_frame f;
 	uintptr_t *pc_slot;
+	if (hotspot_thread_state(env) != HS_THREAD_IN_VM)
+		return 0;
 	if (!hotspot_anchor(env, &f, &pc_slot) || f.sp < 4096 || (f.sp & 7) != 0)
 		return 0;
 	uintptr_t stack_hi = hotspot_stack_base(env);

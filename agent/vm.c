@@ -482,6 +482,7 @@ int vm_hotspot_setup(void)
 	}
 	l->call_stub_return = vmstructs_static_address("StubRoutines", "_call_stub_return_address");
 	l->jcw_anchor = field("JavaCallWrapper", "_anchor");
+	l->jt_state = field("JavaThread", "_thread_state");
 	l->jt_stack_base = field("JavaThread", "_stack_base");
 	if (l->jt_stack_base < 0)
 		l->jt_stack_base = field("Thread", "_stack_base");
