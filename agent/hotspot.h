@@ -82,7 +82,8 @@ uintptr_t hotspot_method_of(uint64_t jmethod);
 /* [SIG] The current thread's stack base (highest address), or 0. env: its JNIEnv. */
 uintptr_t hotspot_stack_base(void *env);
 
-#define HS_THREAD_IN_VM 6 /* JavaThreadState _thread_in_vm (the same in JDK 17 and 25) */
+#define HS_THREAD_IN_VM 6    /* JavaThreadState _thread_in_vm (the same in JDK 17 and 25) */
+#define HS_THREAD_IN_JAVA 8  /* _thread_in_Java */
 
 /* [SIG] The current thread's JavaThreadState, or -1. */
 int hotspot_thread_state(void *env);

@@ -416,28 +416,34 @@ static int deep_recover(struct raw_frame *frames, int depth, struct hs_frame f, 
 			frames[n].kind = RAW_JAVA_INTERPRETED;
 			frames[n].id = id;
 			n++;
+		} else {
+			/* a runtime stub or intrinsic: named at dump time from DynamicCodeGenerated, if known */
+			frames[n].bci = 0;
+			frames[n].kind = RAW_STUB;
+			frames[n].id = f.pc;
+			n++;
 		}
 		struct hs_frame here = f;
 		int got = 0;
 		if (hotspot_sender(&f, &b, top, stack_hi) == 0 && in_code(f.pc))
 			got = agct_from(frames + n, depth - n, &f, ucontext, env, anchor_pc);
 		/* inside a JIT intrinsic that pushed scratch registers (string and array intrinsics do), the
-		 * frame sits a few words higher than the method's frame size says: try those slots, with
-		 * AsyncGetCallTrace as the judge of the caller's frame */
+		 * frame sits a few words higher than the method's frame size says. Ask AsyncGetCallTrace from
+		 * the same pc with sp raised by those words: it then finds the caller, and keeps the frames
+		 * the JIT inlined at pc (the method's own frame written above is replaced) */
 		for (int k = 1; got <= 0 && k <= SLACK_WORDS && top && b.kind == HS_NMETHOD && b.frame_size > 0 &&
 				b.frame_complete && here.pc >= b.frame_complete;
 		     k++) {
 			uintptr_t nsp = here.sp + (uintptr_t)b.frame_size + 8u * (uintptr_t)k;
-			if (nsp + 8 > stack_hi)
-				break;
-			f.pc = *(const uintptr_t *)(nsp - 8);
-			f.fp = *(const uintptr_t *)(nsp - 16);
-			f.sp = nsp;
-			if (in_code(f.pc))
-				got = agct_from(frames + n, depth - n, &f, ucontext, env, anchor_pc);
+			if (nsp + 8 > stack_hi || !in_code(*(const uintptr_t *)(nsp - 8)))
+				continue;
+			struct hs_frame raised = {here.pc, here.sp + 8u * (uintptr_t)k, here.fp};
+			got = agct_from(frames + n - 1, depth - n + 1, &raised, ucontext, env, anchor_pc);
+			if (got > 0) {
+				n--;
+				f = raised;
+			}
 		}
-		if (got <= 0 && (f.pc == here.pc || !in_code(f.pc)))
-			return 0;
 		if (got > 0) {
 			for (int i = n; i < n + got; i++)
 				frames[i].kind = RAW_JAVA;
@@ -445,6 +451,8 @@ static int deep_recover(struct raw_frame *frames, int depth, struct hs_frame f, 
 				type_frames(frames + n, got, f, stack_hi);
 			return n + got;
 		}
+		if (f.pc == here.pc || !in_code(f.pc))
+			return 0;
 	}
 	return 0;
 }
@@ -627,10 +635,18 @@ static int java_walk(struct raw_frame *frames, void *ucontext, void *env, const 
 						     (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
 				got = deep_recover(frames, cut, f, 1, ucontext, env, NULL);
 			} else if (end && end->reached_java) {
-				/* VM code called from compiled code without a state change (runtime leaf calls,
-				 * barriers): the native walk found where the Java frames begin */
-				struct hs_frame f = {end->pc, end->sp, end->fp};
-				got = agct_from(frames, cut, &f, ucontext, env, NULL);
+				/* VM code called from compiled Java without a state change (runtime leaf calls,
+				 * barriers, the tail of a runtime call): the native walk found where the Java frames
+				 * begin. A runtime stub's anchor may still be set, and AGCT prefers it to any
+				 * context: then the anchor is pointed at the frames (the thread is in Java, where
+				 * nobody else walks its stack) */
+				struct hs_frame f = {end->pc, end->sp, end->fp}, a;
+				uintptr_t *pc_slot = NULL;
+				int state = hotspot_thread_state(env);
+				if ((state == HS_THREAD_IN_JAVA || state == HS_THREAD_IN_VM) && hotspot_anchor(env, &a, &pc_slot) &&
+				    !(a.sp >= f.sp && a.sp - f.sp < (1u << 20)))
+					pc_slot = NULL;
+				got = agct_from(frames, cut, &f, ucontext, env, pc_slot);
 				if (got > 0) {
 					for (int i = 0; i < got; i++)
 						frames[i].kind = RAW_JAVA;
@@ -638,7 +654,7 @@ static int java_walk(struct raw_frame *frames, void *ucontext, void *env, const 
 					if (stack_hi)
 						type_frames(frames, got, f, stack_hi);
 				} else {
-					got = deep_recover(frames, cut, f, 0, ucontext, env, NULL);
+					got = deep_recover(frames, cut, f, 0, ucontext, env, pc_slot);
 				}
 			}
 			if (got > 0) {
