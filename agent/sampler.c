@@ -280,59 +280,6 @@ static int in_code(uintptr_t pc)
 	return pc >= config.code_lo && pc < config.code_hi;
 }
 
-/* AsyncGetCallTrace gives up when the thread is inside code that has no frame of its own: vtable and
- * itable stubs, arraycopy and other runtime stubs, a method's prologue. Unwind one such frame by its
- * known shapes and ask again from the caller:
- *   1. frameless: the return address is at sp (stubs that jump on, the first instruction of a method);
- *   2. rbp frame: the stub pushed rbp (enter), return address at rbp+8.
- * Not yet recovered: a compiled method entered from the interpreter (return address into the
- * interpreter; AGCT refuses that frame) - see docs/NOTES.md.
- * Only the word at sp and words of a frame between sp and sp+64 KiB that rbp points to are read, each
- * candidate return address must lie in the code cache, and AGCT checks the rest. */
-static int recover(struct raw_frame *frames, int depth, void *ucontext, void *env, uint64_t *stub_pc)
-{
-	ucontext_t *uc = ucontext;
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
-	uintptr_t fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
-	if (!config.code_lo || !in_code(pc) || (sp & 7) != 0)
-		return 0;
-	ucontext_t copy;
-	for (int i = 0; i < NGREG; i++)
-		copy.uc_mcontext.gregs[i] = uc->uc_mcontext.gregs[i];
-	copy.uc_mcontext.fpregs = uc->uc_mcontext.fpregs;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		uintptr_t npc, nsp, nfp = fp;
-		if (attempt == 0) {
-			npc = *(const uintptr_t *)sp;
-			nsp = sp + 8;
-		} else {
-			if (fp < sp || fp - sp > 65536 || (fp & 7) != 0)
-				break;
-			npc = ((const uintptr_t *)fp)[1];
-			nsp = fp + 16;
-			nfp = ((const uintptr_t *)fp)[0];
-		}
-		if (!in_code(npc))
-			continue;
-		copy.uc_mcontext.gregs[REG_RIP] = (greg_t)npc;
-		copy.uc_mcontext.gregs[REG_RSP] = (greg_t)nsp;
-		copy.uc_mcontext.gregs[REG_RBP] = (greg_t)nfp;
-		sampler_agct_trace trace = {env, 0, (sampler_agct_frame *)frames};
-		config.agct(&trace, depth, &copy);
-		if (trace.num_frames > 0) {
-			*stub_pc = pc;
-			for (int i = 0; i < trace.num_frames; i++)
-				frames[i].kind = RAW_JAVA;
-			uintptr_t stack_hi = config.typed && hotspot_layout.ok ? hotspot_stack_base(env) : 0;
-			if (stack_hi)
-				type_frames(frames, trace.num_frames, (struct hs_frame){npc, nsp, nfp}, stack_hi);
-			return trace.num_frames;
-		}
-	}
-	return 0;
-}
-
 static void set_context(ucontext_t *copy, const ucontext_t *uc, const struct hs_frame *f)
 {
 	for (int i = 0; i < NGREG; i++)
@@ -341,6 +288,54 @@ static void set_context(ucontext_t *copy, const ucontext_t *uc, const struct hs_
 	copy->uc_mcontext.gregs[REG_RIP] = (greg_t)f->pc;
 	copy->uc_mcontext.gregs[REG_RSP] = (greg_t)f->sp;
 	copy->uc_mcontext.gregs[REG_RBP] = (greg_t)f->fp;
+}
+
+/* AsyncGetCallTrace gives up when the thread is inside code that has no frame of its own: vtable and
+ * itable stubs, arraycopy and other runtime stubs. Unwind one such frame by its known shapes and ask
+ * again from the caller:
+ *   1. frameless: the return address is at sp (stubs that jump on);
+ *   2. rbp frame: the stub pushed rbp (enter), return address at rbp+8.
+ * Compiled methods (prologues, epilogues, callers in the interpreter) are left to deep_recover.
+ * Only the word at sp and the two words rbp points to are read, within the thread's stack (below its
+ * base, or sp + 64 KiB when the base is unknown); each candidate return address must lie in the code
+ * cache, and AGCT checks the rest. */
+static int recover(struct raw_frame *frames, int depth, void *ucontext, void *env, uint64_t *stub_pc)
+{
+	ucontext_t *uc = ucontext;
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	uintptr_t fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+	if (!config.code_lo || !in_code(pc) || (sp & 7) != 0)
+		return 0;
+	uintptr_t stack_hi = hotspot_layout.ok ? hotspot_stack_base(env) : 0;
+	if (stack_hi && (stack_hi <= sp + 8 || stack_hi - sp > (64u << 20)))
+		return 0;
+	uintptr_t limit = stack_hi ? stack_hi : sp + 65536;
+	ucontext_t copy;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		struct hs_frame f;
+		if (attempt == 0) {
+			f = (struct hs_frame){*(const uintptr_t *)sp, sp + 8, fp};
+		} else {
+			if (fp < sp || fp + 16 > limit || fp - sp > 65536 || (fp & 7) != 0)
+				break;
+			f = (struct hs_frame){((const uintptr_t *)fp)[1], fp + 16, ((const uintptr_t *)fp)[0]};
+		}
+		if (!in_code(f.pc))
+			continue;
+		set_context(&copy, uc, &f);
+		sampler_agct_trace trace = {env, 0, (sampler_agct_frame *)frames};
+		config.agct(&trace, depth, &copy);
+		if (trace.num_frames > 0) {
+			*stub_pc = pc;
+			for (int i = 0; i < trace.num_frames; i++)
+				frames[i].kind = RAW_JAVA;
+			if (config.typed && stack_hi)
+				type_frames(frames, trace.num_frames, f, stack_hi);
+			return trace.num_frames;
+		}
+	}
+	return 0;
 }
 
 #define DEEP_STEPS 8
