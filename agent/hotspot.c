@@ -246,6 +246,8 @@ int hotspot_interpreted(const struct hs_frame *f, uintptr_t stack_hi, uintptr_t 
 	if (m < 4096 || (m & 7) != 0)
 		return -1;
 	*method = m;
+	if (!bci)
+		return 0;
 	*bci = -1;
 	uintptr_t cm;
 	if (L.m_const_method >= 0 && safe_read(m + (uintptr_t)L.m_const_method, &cm, 8) == 0 && bcp > cm &&

@@ -69,7 +69,8 @@ int hotspot_find(uintptr_t pc, struct hs_blob *b);
  * address at sp). Reads only [f->sp, stack_hi). 0, or -1 when the frame cannot be stepped. */
 int hotspot_sender(struct hs_frame *f, const struct hs_blob *b, int top, uintptr_t stack_hi);
 
-/* [SIG] An interpreted frame's Method* and bytecode index (-1 unknown), from its fp; 0 or -1. */
+/* [SIG] An interpreted frame's Method* and, when bci is not NULL, its bytecode index (-1 unknown; costs a
+ * process_vm_readv), from its fp; 0 or -1. */
 int hotspot_interpreted(const struct hs_frame *f, uintptr_t stack_hi, uintptr_t *method, int *bci);
 
 /* [SIG] The jmethodID of a Method* (InstanceKlass::_methods_jmethod_ids), or 0 when unknown. */

@@ -477,8 +477,7 @@ static void type_frames(struct raw_frame *frames, int n, struct hs_frame f, uint
 			i = j + 1;
 		} else if (b.kind == HS_INTERPRETER) {
 			uintptr_t m;
-			int bci;
-			if (hotspot_interpreted(&f, stack_hi, &m, &bci) != 0 || hotspot_method_of(frames[i].id) != m)
+			if (hotspot_interpreted(&f, stack_hi, &m, NULL) != 0 || hotspot_method_of(frames[i].id) != m)
 				return;
 			frames[i].kind = RAW_JAVA_INTERPRETED;
 			i++;
