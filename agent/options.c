@@ -404,6 +404,22 @@ int options_validate(const struct options *o, char *err, size_t errlen)
 			    o->event[0] ? o->event : "cpu");
 	if (o->interval && o->interval_has_time_unit && is_alloc)
 		return fail(err, errlen, "interval: event=alloc samples every N bytes; use a size such as 512k");
+	unsigned one_file = o->outputs & ~(unsigned)OUT_TEXT_MASK;
+	if ((one_file & (one_file - 1)) || (one_file && (o->outputs & OUT_TEXT_MASK))) {
+		static const char *const names[] = {"collapsed", "flamegraph", "svg", "tree", "jfr", "flat", "traces", "summary"};
+		const char *a = NULL, *b = NULL;
+		for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (o->outputs & (1u << i)) {
+				if (!a)
+					a = names[i];
+				else if (!b)
+					b = names[i];
+			}
+		return fail(err, errlen,
+			    "%s and %s: one file holds one output format (only flat, traces and summary combine); "
+			    "write one and render the others from it with flameconv, e.g. 'flameconv -o summary out.jfr'",
+			    a, b);
+	}
 	return 0;
 }
 

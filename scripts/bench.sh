@@ -1,42 +1,78 @@
 #!/usr/bin/env bash
 # make bench: BenchWorkload (2 threads, fixed CPU work) timed without the agent and with event=cpu at
-# 10 ms and 1 ms; median of RUNS runs each (default 7), printed as overhead ratios, plus the agent's
-# mean cost per sample from its summary output. Not part of make test.
+# 10 ms and 1 ms (interleaved); median of RUNS runs each (default 7), printed as overhead ratios, plus the
+# agent's mean cost per sample from its summary output; then StubHeavy's recovery accuracy; on JDK 17 and
+# Temurin 25 when present. Not part of make test.
 set -eu
 cd "$(dirname "$0")/.."
-JAVA=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}/bin/java
 RUNS=${RUNS:-7}
 ITER=${ITER:-1500000000}
 AGENT=$PWD/build/lib/libflameagent.so
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The JDKs to measure: BENCH_JDKS (space-separated homes), else JAVA_HOME (JDK 17 by default) and
+# Temurin 25 when it is installed.
+if [ -z "${BENCH_JDKS:-}" ]; then
+	BENCH_JDKS=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+	t25=/usr/lib/jvm/temurin-25-jdk-amd64
+	[ -x "$t25/bin/java" ] && [ "$(readlink -f "$t25")" != "$(readlink -f "$BENCH_JDKS")" ] && BENCH_JDKS="$BENCH_JDKS $t25"
+fi
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-run() { # run LABEL AGENTOPTS
-	local label=$1 opts=$2 i
-	: > "$tmp/$label"
-	for i in $(seq "$RUNS"); do
-		if [ -z "$opts" ]; then
-			"$JAVA" -cp build/java BenchWorkload "$ITER"
-		else
-			"$JAVA" -agentpath:"$AGENT=$opts,file=$tmp/$label-summary.txt" -cp build/java BenchWorkload "$ITER"
-		fi | sed -n 's/^ELAPSED_MS //p' >> "$tmp/$label"
-	done
-	median < "$tmp/$label"
+once() { # once LABEL AGENTOPTS: one timed run appended to $tmp/LABEL
+	local label=$1 opts=$2
+	if [ -z "$opts" ]; then
+		"$JAVA" -cp build/java BenchWorkload "$ITER"
+	else
+		"$JAVA" -agentpath:"$AGENT=$opts,file=$tmp/$label-summary.txt" -cp build/java BenchWorkload "$ITER"
+	fi | sed -n 's/^ELAPSED_MS //p' >> "$tmp/$label"
 }
-echo "bench: $("$JAVA" -version 2>&1 | head -n1), $RUNS runs each, $ITER iterations x 2 threads"
-base=$(run none "")
-t10=$(run cpu10 "event=cpu,interval=10ms,summary")
-t1=$(run cpu1 "event=cpu,interval=1ms,summary")
-cost10=$(grep -iE 'cost' "$tmp/cpu10-summary.txt" | head -n1)
-cost1=$(grep -iE 'cost' "$tmp/cpu1-summary.txt" | head -n1)
-awk -v b="$base" -v a="$t10" -v c="$t1" 'BEGIN {
-	printf "no agent:          median %d ms\n", b
-	printf "cpu, interval 10ms: median %d ms  overhead ratio %.3f (target <= 1.01)\n", a, a / b
-	printf "cpu, interval 1ms:  median %d ms  overhead ratio %.3f (target <= 1.05)\n", c, c / b
-}'
-echo "sampler cost at 10ms: $cost10"
-echo "sampler cost at 1ms:  $cost1"
+# pct FILE REGEX: share of samples (last field) on lines matching REGEX
+pct() { awk -v re="$2" '{ n = $NF; t += n; if ($0 ~ re) m += n } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
+# recovery NAME ARGS...: StubHeavy (megamorphic calls, arraycopy, string intrinsics; it measures its own
+# CPU time per phase) at 2 ms: how often AsyncGetCallTrace failed, how much was recovered, the error
+# frames left and each phase's share against the app's own figure
+recovery() {
+	local name=$1; shift
+	local out=$tmp/stub.collapsed sum=$tmp/stub.txt log=$tmp/stub.out
+	"$JAVA" -agentpath:"$AGENT=event=cpu,interval=2ms,file=$out" -cp build/java StubHeavy "$@" > "$log" 2>&1 || true
+	if ! grep -q 'StubHeavy.main' "$out" 2>/dev/null; then echo "recovery, $name: no profile ($(tail -n 2 "$log"))"; return; fi
+	grep -E '^(\[|[^ ]*StubHeavy\.main)' "$out" > "$tmp/stub.main"   # the main thread and root error frames
+	# the failure report from a second run (one file holds one format)
+	"$JAVA" -agentpath:"$AGENT=event=cpu,interval=2ms,summary,file=$sum" -cp build/java StubHeavy "$@" > /dev/null 2>&1 || true
+	local line="recovery, $name: error frames $(pct "$tmp/stub.main" '^\[')% (target <= 0.5%)" phase truth got
+	for phase in megaCalls copyArrays stringOps; do
+		truth=$(sed -nE "s/^SHARE .*$phase=([0-9.]+).*/\1/p" "$log")
+		got=$(pct "$tmp/stub.main" "StubHeavy.$phase")
+		line="$line, $phase $got% (truth ${truth:-?}%)"
+	done
+	echo "$line"
+	sed -nE 's/^(failed or cut walks: .*)/  summary of a second run: \1/p' "$sum" | head -n 1
+}
+
+for jdk in $BENCH_JDKS; do
+	JAVA=$jdk/bin/java
+	echo "bench: $("$JAVA" -version 2>&1 | head -n1) ($jdk), $RUNS runs each, $ITER iterations x 2 threads"
+	# the three configurations interleaved, so drift in the machine's load hits them alike
+	: > "$tmp/none"; : > "$tmp/cpu10"; : > "$tmp/cpu1"
+	for i in $(seq "$RUNS"); do
+		once none ""
+		once cpu10 "event=cpu,interval=10ms,summary"
+		once cpu1 "event=cpu,interval=1ms,summary"
+	done
+	base=$(median < "$tmp/none") t10=$(median < "$tmp/cpu10") t1=$(median < "$tmp/cpu1")
+	cost10=$(grep -iE 'cost' "$tmp/cpu10-summary.txt" | head -n1)
+	cost1=$(grep -iE 'cost' "$tmp/cpu1-summary.txt" | head -n1)
+	awk -v b="$base" -v a="$t10" -v c="$t1" 'BEGIN {
+		printf "no agent:          median %d ms\n", b
+		printf "cpu, interval 10ms: median %d ms  overhead ratio %.3f (target <= 1.01)\n", a, a / b
+		printf "cpu, interval 1ms:  median %d ms  overhead ratio %.3f (target <= 1.05)\n", c, c / b
+	}'
+	echo "sampler cost at 10ms: $cost10"
+	echo "sampler cost at 1ms:  $cost1"
+	recovery default 4
+	recovery balanced 4 600000 400 30000
+done
 
 # flameconv: a generated 1,000,000-line collapsed file with about 200,000 distinct stacks to HTML
 big=$tmp/big.collapsed

@@ -21,6 +21,7 @@ bad "event=cpu,interval=1us" "the minimum is 10us"
 bad "event=wall,interval=100us" "the minimum is 1ms"
 bad "event=bogus" "supported: cpu, ctimer, itimer"
 bad "cstack=lbr" "expected fp, dwarf or no"
+bad "collapsed,summary,file=/tmp/x.txt" "collapsed and summary: one file holds one output format"
 
 out=$WORK/summary.txt
 run_java 60 "event=cpu,interval=5ms,summary,flat=5,traces=3,file=$out" CpuBurner 2 || fail "JVM failed"

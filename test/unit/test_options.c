@@ -155,6 +155,9 @@ static void test_errors(void)
 	expect_error("alloc=lots", "alloc=lots");
 	expect_error("lock=-1", "lock=-1");
 	expect_error("=x", "no name");
+	expect_error("collapsed,summary", "collapsed and summary: one file holds one output format");
+	expect_error("html,svg", "flamegraph and svg");
+	expect_error("jfr,flat", "jfr and flat");
 	char many[4096] = "";
 	for (int i = 0; i <= OPTIONS_MAX_FILTERS; i++)
 		strcat(many, "include=a,");
