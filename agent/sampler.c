@@ -758,7 +758,12 @@ void sampler_signal_handler(int sig, siginfo_t *si, void *ucontext)
 	}
 	if (si && si->si_code <= 0 && si->si_code != SI_TIMER)
 		goto out;
-	record(ucontext, config.weight, -1, si);
+	/* CPU timers are checked at the scheduler tick: below the tick period one signal stands for several
+	 * expirations, which the kernel counts as overruns */
+	uint64_t weight = config.weight;
+	if (si && si->si_code == SI_TIMER && si->si_overrun > 0 && si->si_overrun < 1000000)
+		weight *= 1 + (uint64_t)si->si_overrun;
+	record(ucontext, weight, -1, si);
 	rearm(si);
 out:
 	errno = saved;
