@@ -416,6 +416,24 @@ static int check_intervals(const struct options *o)
 	return 0;
 }
 
+/* CPU timers are checked at the scheduler tick (CLOCK_MONOTONIC_COARSE's resolution): below it ctimer
+ * gets one signal per tick carrying the missed expirations and itimer one signal per tick; the handler
+ * weights them by the time they stand for (sampler.c). Says so once. */
+static void tick_limit(const char *event, uint64_t weight)
+{
+	int ct = !strcmp(event, "ctimer"), it = !strcmp(event, "itimer");
+	struct timespec res;
+	if ((!ct && !it) || clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0)
+		return;
+	uint64_t tick = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
+	if (tick <= weight || tick > 100000000ull)
+		return;
+	log_warn("event=%s,interval=%lluus: the kernel checks CPU timers at its tick (%llu us here), so samples "
+		 "come at most once per tick; each is weighted by the time it stands for "
+		 "(event=cpu samples at finer intervals)",
+		 event, (unsigned long long)(weight / 1000), (unsigned long long)(tick / 1000));
+}
+
 static int do_start(const struct options *given, int resume)
 {
 	struct options eff;
@@ -467,7 +485,9 @@ static int do_start(const struct options *given, int resume)
 			  : o->cstack == CSTACK_DWARF ? SAMPLER_NATIVE_DWARF : SAMPLER_NATIVE_FP,
 		.typed = 1,
 		.kernel = o->cstack != CSTACK_NO,
+		.process_cpu = !strcmp(o->event, "itimer"),
 	};
+	tick_limit(o->event, sc.weight);
 	if (sc.native == SAMPLER_NATIVE_DWARF)
 		start_dwarf(1);
 	for (int i = 0; i < n_extras; i++)

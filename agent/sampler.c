@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hotspot.h"
@@ -123,8 +124,19 @@ void sampler_log_event(uint64_t tsc, int64_t ref, int tid, uint32_t serial, uint
 	__atomic_store_n(&e->published, 1, __ATOMIC_RELEASE);
 }
 
+static _Atomic uint64_t last_process_cpu;
+
+static uint64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+	if (syscall(SYS_clock_gettime, CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 int sampler_setup(const struct sampler_config *cfg)
 {
+	atomic_store(&last_process_cpu, process_cpu_ns());
 	for (int i = 0; i < SAMPLER_STRIPES; i++) {
 		if (!stripes[i].frames) {
 			long p = syscall(SYS_mmap, NULL, sizeof(struct raw_frame) * CALLTRACE_MAX_FRAMES,
@@ -763,6 +775,14 @@ void sampler_signal_handler(int sig, siginfo_t *si, void *ucontext)
 	uint64_t weight = config.weight;
 	if (si && si->si_code == SI_TIMER && si->si_overrun > 0 && si->si_overrun < 1000000)
 		weight *= 1 + (uint64_t)si->si_overrun;
+	/* setitimer(ITIMER_PROF) counts no overruns: the process's CPU time since the previous sample is
+	 * what this one stands for (cheap: the kernel keeps a group timer while ITIMER_PROF is armed) */
+	if (config.process_cpu && si && si->si_code == SI_KERNEL) {
+		uint64_t now = process_cpu_ns();
+		uint64_t prev = now ? atomic_exchange_explicit(&last_process_cpu, now, memory_order_relaxed) : 0;
+		if (prev && now > prev && now - prev < 100 * weight)
+			weight = now - prev;
+	}
 	record(ucontext, weight, -1, si);
 	rearm(si);
 out:

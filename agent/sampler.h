@@ -53,6 +53,7 @@ struct sampler_config {
 	int mark_kind;         /* several events: add a RAW_EVENT root frame to every trace */
 	int typed;             /* tell interpreted, inlined and C1 frames apart (hotspot.h walker) */
 	int kernel;            /* kernel frames from the perf engine's rings (cstack is not no) */
+	int process_cpu;       /* itimer: a sample weighs the process's CPU time since the previous one */
 };
 
 /* The event log (for JFR): one entry per sample with its time, thread and trace, in mmap'd memory. */
