@@ -83,16 +83,33 @@ static void copy_frames(struct raw_frame *dst, const struct raw_frame *src, int 
 	}
 }
 
-static void reset(struct calltrace_table *t)
+/* Empties the table. A fresh mapping is zero already and is not read: a read would map the shared zero
+ * page, and the handler's first write to such a page is then a copy-on-write fault that flushes the
+ * TLB on every CPU running the JVM (an IPI each: tens of microseconds in a VM). A used table is
+ * emptied by dropping its pages (MADV_DONTNEED: zero-filled again on the next write) rather than by
+ * scanning it; the slots on the header's page are cleared by hand. Not while handlers can write. */
+static void reset(struct calltrace_table *t, int fresh)
 {
-	for (uint64_t i = 0; i < t->n_slots; i++) {
-		/* only touch used slots: untouched pages of the fresh mapping stay unallocated */
-		if (atomic_load(&t->slots[i].hash) == 0)
-			continue;
-		atomic_store(&t->slots[i].hash, 0);
-		atomic_store(&t->slots[i].n, 0);
-		atomic_store(&t->slots[i].samples, 0);
-		atomic_store(&t->slots[i].weight, 0);
+	if (!fresh) {
+		uintptr_t end = (uintptr_t)t + t->map_size;
+		uintptr_t start = ((uintptr_t)t->slots + 4095) & ~(uintptr_t)4095;
+		for (uint64_t i = 0; i <= t->n_slots && (uintptr_t)&t->slots[i] < start; i++) {
+			atomic_store(&t->slots[i].hash, 0);
+			atomic_store(&t->slots[i].n, 0);
+			atomic_store(&t->slots[i].samples, 0);
+			atomic_store(&t->slots[i].weight, 0);
+		}
+		if (start < end && syscall(SYS_madvise, (void *)start, end - start, MADV_DONTNEED) != 0) {
+			/* cannot drop the pages: clear the used slots one by one */
+			for (uint64_t i = 0; i < t->n_slots; i++) {
+				if (atomic_load(&t->slots[i].hash) == 0)
+					continue;
+				atomic_store(&t->slots[i].hash, 0);
+				atomic_store(&t->slots[i].n, 0);
+				atomic_store(&t->slots[i].samples, 0);
+				atomic_store(&t->slots[i].weight, 0);
+			}
+		}
 	}
 	atomic_store(&t->arena_used, 0);
 	atomic_store(&t->traces, 0);
@@ -137,7 +154,7 @@ struct calltrace_table *calltrace_create(size_t memlimit)
 	t->overflow_slot = &t->slots[slots];
 	t->arena = (struct raw_frame *)(t->overflow_slot + 1);
 	t->arena_frames = (avail - slots * sizeof(struct slot)) / sizeof(struct raw_frame) - 1;
-	reset(t);
+	reset(t, 1);
 	return t;
 }
 
@@ -149,7 +166,7 @@ void calltrace_destroy(struct calltrace_table *t)
 
 void calltrace_clear(struct calltrace_table *t)
 {
-	reset(t);
+	reset(t, 0);
 }
 
 static int64_t put_overflow(struct calltrace_table *t, uint64_t weight)
@@ -206,7 +223,9 @@ int64_t calltrace_put_ref(struct calltrace_table *t, const struct raw_frame *fra
 	uint64_t i = h & mask;
 	for (uint64_t probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
 		struct slot *s = &t->slots[i];
-		uint64_t cur = atomic_load_explicit(&s->hash, memory_order_acquire);
+		/* a write access (adding 0), not a load: the first touch of a page then allocates it
+		 * directly instead of mapping the zero page that the claim below would have to replace */
+		uint64_t cur = atomic_fetch_add_explicit(&s->hash, 0, memory_order_acquire);
 		if (cur == h) {
 			uint32_t sn = atomic_load_explicit(&s->n, memory_order_acquire);
 			/* not yet published: its writer may be the thread this handler interrupted; never wait */

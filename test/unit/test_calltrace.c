@@ -97,6 +97,34 @@ static void test_basic(void)
 	calltrace_destroy(t);
 }
 
+/* a cleared table (its pages dropped) takes every trace again with exact counts, over several rounds */
+static void test_clear_reuse(void)
+{
+	struct calltrace_table *t = calltrace_create(4 << 20);
+	CHECK(t != NULL);
+	for (int round = 1; round <= 3; round++) {
+		int put_ok = 1;
+		for (int k = 0; k < N_TRACES; k++)
+			for (int r = 0; r < round + k % 3; r++)
+				put_ok &= calltrace_put(t, traces[k], lens[k], 10) == 0;
+		CHECK(put_ok);
+		gather(t);
+		CHECK_INT(N_TRACES, visits);
+		CHECK_INT(0, unknown_traces);
+		int exact = 1;
+		for (int k = 0; k < N_TRACES; k++)
+			exact &= got_samples[k] == (uint64_t)(round + k % 3) && got_weight[k] == 10 * got_samples[k];
+		CHECK(exact);
+		calltrace_clear(t);
+		gather(t);
+		CHECK_INT(0, visits);
+		struct calltrace_stats st;
+		calltrace_stats(t, &st);
+		CHECK_INT(0, st.traces);
+	}
+	calltrace_destroy(t);
+}
+
 static void test_long(void)
 {
 	struct calltrace_table *t = calltrace_create(8 << 20);
@@ -252,6 +280,7 @@ int main(void)
 {
 	make_traces();
 	test_basic();
+	test_clear_reuse();
 	test_long();
 	test_overflow();
 	test_concurrent();
