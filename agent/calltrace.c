@@ -83,6 +83,14 @@ static void copy_frames(struct raw_frame *dst, const struct raw_frame *src, int 
 	}
 }
 
+static void clear_slot(struct slot *s)
+{
+	atomic_store(&s->hash, 0);
+	atomic_store(&s->n, 0);
+	atomic_store(&s->samples, 0);
+	atomic_store(&s->weight, 0);
+}
+
 /* Empties the table. A fresh mapping is zero already and is not read: a read would map the shared zero
  * page, and the handler's first write to such a page is then a copy-on-write fault that flushes the
  * TLB on every CPU running the JVM (an IPI each: tens of microseconds in a VM). A used table is
@@ -93,22 +101,13 @@ static void reset(struct calltrace_table *t, int fresh)
 	if (!fresh) {
 		uintptr_t end = (uintptr_t)t + t->map_size;
 		uintptr_t start = ((uintptr_t)t->slots + 4095) & ~(uintptr_t)4095;
-		for (uint64_t i = 0; i <= t->n_slots && (uintptr_t)&t->slots[i] < start; i++) {
-			atomic_store(&t->slots[i].hash, 0);
-			atomic_store(&t->slots[i].n, 0);
-			atomic_store(&t->slots[i].samples, 0);
-			atomic_store(&t->slots[i].weight, 0);
-		}
+		for (uint64_t i = 0; i <= t->n_slots && (uintptr_t)&t->slots[i] < start; i++)
+			clear_slot(&t->slots[i]);
 		if (start < end && syscall(SYS_madvise, (void *)start, end - start, MADV_DONTNEED) != 0) {
 			/* cannot drop the pages: clear the used slots one by one */
-			for (uint64_t i = 0; i < t->n_slots; i++) {
-				if (atomic_load(&t->slots[i].hash) == 0)
-					continue;
-				atomic_store(&t->slots[i].hash, 0);
-				atomic_store(&t->slots[i].n, 0);
-				atomic_store(&t->slots[i].samples, 0);
-				atomic_store(&t->slots[i].weight, 0);
-			}
+			for (uint64_t i = 0; i < t->n_slots; i++)
+				if (atomic_load(&t->slots[i].hash) != 0)
+					clear_slot(&t->slots[i]);
 		}
 	}
 	atomic_store(&t->arena_used, 0);

@@ -421,9 +421,8 @@ static int check_intervals(const struct options *o)
  * weights them by the time they stand for (sampler.c). Says so once. */
 static void tick_limit(const char *event, uint64_t weight)
 {
-	int ct = !strcmp(event, "ctimer"), it = !strcmp(event, "itimer");
 	struct timespec res;
-	if ((!ct && !it) || clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0)
+	if ((strcmp(event, "ctimer") && strcmp(event, "itimer")) || clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0)
 		return;
 	uint64_t tick = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
 	if (tick <= weight || tick > 100000000ull)
