@@ -70,6 +70,12 @@ for jdk in $BENCH_JDKS; do
 	}'
 	echo "sampler cost at 10ms: $cost10"
 	echo "sampler cost at 1ms:  $cost1"
+	# all a sample costs the workload (timer interrupt, signal delivery, handler), from the 1 ms run:
+	# the extra wall time of each of the 2 threads over its share of the samples
+	n1=$(sed -nE 's/^samples: *([0-9]+)/\1/p' "$tmp/cpu1-summary.txt")
+	awk -v b="$base" -v c="$t1" -v n="${n1:-0}" 'BEGIN {
+		if (n > 0) printf "wall time per sample at 1ms: %.1f us (the handler is the sampler cost above; the rest is the kernel)\n", (c - b) * 1000 / (n / 2)
+	}'
 	recovery default 4
 	recovery balanced 4 600000 400 30000
 done
