@@ -88,15 +88,22 @@ try {
   const sErrors = [];
   sp.on('pageerror', e => sErrors.push(String(e)));
   await sp.goto('file://' + path.resolve(svg));
+  // the widest box of the frame, scrolled into view: a deep profile's SVG is taller than the viewport
+  // and the first box found may be a sliver or below the fold
   const title = await sp.evaluate(name => {
+    let best = null, bestWidth = -1;
     for (const g of document.getElementsByTagName('g')) {
       const t = g.getElementsByTagName('title')[0];
-      if (t && t.textContent.startsWith(name + ' (')) {
-        const r = g.getElementsByTagName('rect')[0].getBoundingClientRect();
-        return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+      const rect = g.getElementsByTagName('rect')[0];
+      if (t && rect && t.textContent.startsWith(name + ' (')) {
+        const w = rect.getBoundingClientRect().width;
+        if (w > bestWidth) { best = rect; bestWidth = w; }
       }
     }
-    return null;
+    if (!best) return null;
+    best.scrollIntoView({ block: 'center', inline: 'center' });
+    const r = best.getBoundingClientRect();
+    return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
   }, frameName);
   check(title !== null, `svg: frame ${frameName} is drawn`);
   if (title) {
