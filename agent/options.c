@@ -211,6 +211,13 @@ const char *options_action_name(enum action a)
 	return "start";
 }
 
+/* Output formats by name, in the order messages name them ("html" is flamegraph's alias; flat and
+ * traces take an optional count and are parsed apart). */
+static const struct { const char *name; unsigned bit; } outs[] = {
+	{"collapsed", OUT_COLLAPSED}, {"flamegraph", OUT_FLAMEGRAPH}, {"html", OUT_FLAMEGRAPH}, {"svg", OUT_SVG},
+	{"tree", OUT_TREE}, {"jfr", OUT_JFR}, {"flat", OUT_FLAT}, {"traces", OUT_TRACES}, {"summary", OUT_SUMMARY},
+};
+
 static int parse_item(struct options *o, char *key, char *v, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
@@ -234,12 +241,8 @@ static int parse_item(struct options *o, char *key, char *v, char *err, size_t e
 			*(int *)((char *)o + flags[i].off) = 1;
 			return 0;
 		}
-	static const struct { const char *name; unsigned bit; } outs[] = {
-		{"collapsed", OUT_COLLAPSED}, {"flamegraph", OUT_FLAMEGRAPH}, {"html", OUT_FLAMEGRAPH},
-		{"svg", OUT_SVG}, {"tree", OUT_TREE}, {"jfr", OUT_JFR}, {"summary", OUT_SUMMARY},
-	};
 	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
-		if (!strcmp(key, outs[i].name)) {
+		if (!(outs[i].bit & (OUT_FLAT | OUT_TRACES)) && !strcmp(key, outs[i].name)) {
 			if (v)
 				return fail(err, errlen, "%s=%s: the output format %s takes no value", key, v, key);
 			o->outputs |= outs[i].bit;
@@ -406,14 +409,15 @@ int options_validate(const struct options *o, char *err, size_t errlen)
 		return fail(err, errlen, "interval: event=alloc samples every N bytes; use a size such as 512k");
 	unsigned one_file = o->outputs & ~(unsigned)OUT_TEXT_MASK;
 	if ((one_file & (one_file - 1)) || (one_file && (o->outputs & OUT_TEXT_MASK))) {
-		static const char *const names[] = {"collapsed", "flamegraph", "svg", "tree", "jfr", "flat", "traces", "summary"};
 		const char *a = NULL, *b = NULL;
-		for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (o->outputs & (1u << i)) {
+		unsigned seen = 0;
+		for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
+			if ((o->outputs & outs[i].bit) && !(seen & outs[i].bit)) {
+				seen |= outs[i].bit;
 				if (!a)
-					a = names[i];
+					a = outs[i].name;
 				else if (!b)
-					b = names[i];
+					b = outs[i].name;
 			}
 		return fail(err, errlen,
 			    "%s and %s: one file holds one output format (only flat, traces and summary combine); "

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -97,6 +98,18 @@ static void test_basic(void)
 	calltrace_destroy(t);
 }
 
+/* pages of [p, p+len) in memory (mincore) */
+static int resident_pages(const void *p, size_t len)
+{
+	static unsigned char vec[(4 << 20) / 4096];
+	if (len > sizeof(vec) * 4096 || mincore((void *)p, len, vec) != 0)
+		return -1;
+	int n = 0;
+	for (size_t i = 0; i < len / 4096; i++)
+		n += vec[i] & 1;
+	return n;
+}
+
 /* a cleared table (its pages dropped) takes every trace again with exact counts, over several rounds */
 static void test_clear_reuse(void)
 {
@@ -115,7 +128,15 @@ static void test_clear_reuse(void)
 		for (int k = 0; k < N_TRACES; k++)
 			exact &= got_samples[k] == (uint64_t)(round + k % 3) && got_weight[k] == 10 * got_samples[k];
 		CHECK(exact);
+		int before = resident_pages(t, 4 << 20);
 		calltrace_clear(t);
+		/* the pages are dropped, not scanned (a scan would leave them mapped, zeroed or the zero
+		 * page): only the header and the overflow trace's pages stay */
+		int after = resident_pages(t, 4 << 20);
+		CHECK(before > 20);
+		CHECK(after <= 3);
+		if (after > 3)
+			fprintf(stderr, "  %d of the table's pages resident after clear (%d before)\n", after, before);
 		gather(t);
 		CHECK_INT(0, visits);
 		struct calltrace_stats st;
