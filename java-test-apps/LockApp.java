@@ -4,7 +4,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * Known answer for event=lock: pairs of threads contend on a synchronized monitor (syncContended, lock
  * class LockApp$Monitor), on a ReentrantLock (juclContended) and on a Semaphore (semContended); each
- * holder keeps the lock ~2 ms, so waits are far above 10 us. Usage: LockApp [seconds=3]
+ * holder keeps the lock ~2 ms, so waits are far above 10 us. Prints "SYNC_WAIT_NS n", the time the
+ * sync threads measured entering the monitor. Usage: LockApp [seconds=3]
  */
 public class LockApp {
     static final class Monitor {}
@@ -18,10 +19,19 @@ public class LockApp {
         while (System.nanoTime() < end) sink++;
     }
 
+    /** Time the sync threads spent entering the monitor, as they measure it themselves. */
+    static final java.util.concurrent.atomic.AtomicLong SYNC_WAIT_NS = new java.util.concurrent.atomic.AtomicLong();
+
     static void syncContended(long end) {
+        long waited = 0;
         while (System.nanoTime() < end) {
-            synchronized (MONITOR) { busy(2_000_000); }
+            long t0 = System.nanoTime();
+            synchronized (MONITOR) {
+                waited += System.nanoTime() - t0;
+                busy(2_000_000);
+            }
         }
+        SYNC_WAIT_NS.addAndGet(waited);
     }
 
     static void juclContended(long end) {
@@ -67,5 +77,6 @@ public class LockApp {
         allocator.start();
         for (Thread t : ts) t.start();
         for (Thread t : ts) t.join();
+        System.out.println("SYNC_WAIT_NS " + SYNC_WAIT_NS.get());
     }
 }
